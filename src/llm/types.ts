@@ -57,6 +57,8 @@ export interface LLMCallOptions {
   signal?: AbortSignal;
   /** Where the call comes from, for events. */
   source?: CallSource;
+  /** Id of the call in events (set by callLLM so retry and stream events match its started/completed events). */
+  callId?: string;
 }
 
 /** The contract every model implements; users may implement it themselves. */

@@ -1,1 +1,10 @@
 export { FakeLLM, FakeLLMExhaustedError, type FakeLLMCall, type FakeLLMOptions, type FakeResponder, type FakeResponse, type FakeToolCall } from "./FakeLLM.js";
+export {
+  startMockOpenAIServer,
+  type MockFault,
+  type MockOpenAIServer,
+  type MockRequest,
+  type MockResponder,
+  type MockResponse,
+  type MockServerOptions,
+} from "./mockOpenAIServer.js";

@@ -1,0 +1,211 @@
+import { randomUUID } from "node:crypto";
+import type { z } from "zod";
+import { eventBus } from "../events/EventBus.js";
+import { LLMError } from "../llm/errors.js";
+import { resolveLLM } from "../llm/resolveLLM.js";
+import type { BaseLLM, CallSource, ChatMessage } from "../llm/types.js";
+import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
+import type { BaseTool } from "../tools/BaseTool.js";
+import type { ToolCache } from "../tools/ToolCache.js";
+import { ToolRunner } from "../tools/ToolRunner.js";
+import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
+import { AgentOutput } from "./AgentOutput.js";
+import { agentOptionsSchema, formatDate, type AgentOptions } from "./AgentOptions.js";
+import { AgentConfigError, AgentTimeoutError } from "./errors.js";
+import { convertToSchema, schemaToJsonText } from "./OutputConverter.js";
+import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.js";
+import { prompts } from "./prompts.js";
+import { planBeforeActing } from "./reasoning.js";
+import { RpmLimiter } from "./RpmLimiter.js";
+
+const warned = new Set<string>();
+
+/** An autonomous unit with a role, a goal and a backstory that uses tools and an LLM to do tasks. */
+export class Agent {
+  readonly id = randomUUID();
+  role: string;
+  goal: string;
+  backstory: string;
+  llm: BaseLLM;
+  functionCallingLLM?: BaseLLM;
+  tools: BaseTool[];
+  maxIter: number;
+  maxRpm?: number;
+  maxExecutionTime?: number;
+  maxRetryLimit: number;
+  allowDelegation: boolean;
+  verbose: boolean;
+  cache: boolean;
+  respectContextWindow: boolean;
+  /** Token usage summed over every call this agent made. */
+  readonly usageMetrics: UsageMetrics = emptyUsageMetrics();
+  /** Set by a crew: its tool cache, shared by its agents for one kickoff. */
+  toolsCache?: ToolCache;
+  /** Set by a crew: its request limiter, shared by its agents. */
+  crewRpmLimiter?: RpmLimiter;
+  /** Set by training: guidance added to the system prompt. */
+  trainedInstructions?: string;
+  readonly options: Readonly<AgentOptions>;
+  private readonly rpmLimiter?: RpmLimiter;
+
+  constructor(options: AgentOptions) {
+    const parsed = agentOptionsSchema.safeParse(options);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+      throw new AgentConfigError(`Invalid Agent options: ${issues.join("; ")}.`);
+    }
+    this.options = { ...options };
+    this.role = options.role;
+    this.goal = options.goal;
+    this.backstory = options.backstory;
+    this.llm = resolveLLM(options.llm);
+    if (options.functionCallingLLM !== undefined) this.functionCallingLLM = resolveLLM(options.functionCallingLLM);
+    this.tools = [...(options.tools ?? [])];
+    this.maxIter = options.maxIter ?? 25;
+    this.maxRetryLimit = options.maxRetryLimit ?? 2;
+    this.allowDelegation = options.allowDelegation ?? false;
+    this.verbose = options.verbose ?? false;
+    this.cache = options.cache ?? true;
+    this.respectContextWindow = options.respectContextWindow ?? true;
+    if (options.maxRpm !== undefined) {
+      this.maxRpm = options.maxRpm;
+      this.rpmLimiter = new RpmLimiter(options.maxRpm);
+    }
+    if (options.maxExecutionTime !== undefined) this.maxExecutionTime = options.maxExecutionTime;
+    for (const key of ["memory", "knowledgeSources", "embedder", "guardrail"] as const) {
+      if (options[key] !== undefined && !warned.has(key)) {
+        warned.add(key);
+        process.emitWarning(`Agent option "${key}" is accepted but has no effect in this crewts version yet.`, { code: "CREWTS_INACTIVE_OPTION" });
+      }
+    }
+  }
+
+  /** Does `task` and returns the final answer text. `tools` replaces the agent's own tools for this task. */
+  async executeTask(task: AgentTask, context?: string, tools?: BaseTool[]): Promise<string> {
+    const result = await this.executeTaskDetailed(task, context, tools);
+    return result.output;
+  }
+
+  /** Like executeTask, with the executor's full result (usage, history). Used by Task and Crew. */
+  async executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}): Promise<ExecutorResult> {
+    const activeTools = tools ?? this.tools;
+    const fullSource: CallSource = { agentId: this.id, agentRole: this.role, ...source };
+    if (task.id !== undefined) fullSource.taskId = task.id;
+    if (task.name !== undefined) fullSource.taskName = task.name;
+    let taskPrompt = buildTaskPrompt(task, context);
+    if (this.options.injectDate) taskPrompt += prompts.currentDate(formatDate(new Date(), this.options.dateFormat ?? "%Y-%m-%d"));
+    if (this.options.reasoning) {
+      const plan = await planBeforeActing(this.llm, this, taskPrompt, activeTools, fullSource, this.options.maxReasoningAttempts ?? 1);
+      addToUsageMetrics(this.usageMetrics, plan.usage);
+      if (plan.plan) taskPrompt += `\n\nReasoning Plan:\n${plan.plan}`;
+    }
+    if (eventBus.hasListeners("agent_execution_started")) {
+      eventBus.emit("agent_execution_started", { ...fullSource, agentId: this.id, agentRole: this.role, taskPrompt, tools: activeTools.map((t) => t.name) });
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const result = await this.runLoop(taskPrompt, activeTools, fullSource);
+        if (eventBus.hasListeners("agent_execution_completed")) {
+          eventBus.emit("agent_execution_completed", { ...fullSource, agentId: this.id, agentRole: this.role, output: result.output });
+        }
+        return result;
+      } catch (error) {
+        // LLM errors were already retried by the LLM layer; timeouts and aborts must not be repeated.
+        const retryable = !(error instanceof LLMError || error instanceof AgentTimeoutError || isAbort(error));
+        if (retryable && attempt < this.maxRetryLimit) continue;
+        if (eventBus.hasListeners("agent_execution_error")) {
+          eventBus.emit("agent_execution_error", { ...fullSource, agentId: this.id, agentRole: this.role, error: errorMessage(error) });
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Runs the agent on its own, without a task or crew. With `outputSchema`, the answer is parsed into it. */
+  async kickoff<S extends z.ZodType = z.ZodType>(messages: string | ChatMessage[], options: { outputSchema?: S } = {}): Promise<AgentOutput<z.infer<S>>> {
+    const request = typeof messages === "string" ? messages : messages.map((m) => (m.role === "system" ? m.content : `${m.role}: ${m.content}`)).join("\n\n");
+    if (!request.trim()) throw new AgentConfigError("agent.kickoff needs a non-empty message: pass what the agent should do.");
+    const task: AgentTask = { description: request, expectedOutput: "" };
+    if (options.outputSchema) task.expectedOutput = prompts.jsonOutput(schemaToJsonText(options.outputSchema));
+    const before = { ...this.usageMetrics };
+    const result = await this.executeTaskDetailed(task);
+    let parsed: z.infer<S> | undefined;
+    if (options.outputSchema) {
+      const conversion = await convertToSchema(result.output, options.outputSchema, { llm: this.llm, source: { agentId: this.id, agentRole: this.role } });
+      addToUsageMetrics(this.usageMetrics, conversion.usage);
+      parsed = conversion.parsed;
+    }
+    const usage: UsageMetrics = {
+      promptTokens: this.usageMetrics.promptTokens - before.promptTokens,
+      completionTokens: this.usageMetrics.completionTokens - before.completionTokens,
+      totalTokens: this.usageMetrics.totalTokens - before.totalTokens,
+      successfulRequests: this.usageMetrics.successfulRequests - before.successfulRequests,
+    };
+    return new AgentOutput<z.infer<S>>({ raw: result.output, parsed, agentRole: this.role, usageMetrics: usage, messages: result.messages });
+  }
+
+  /** A copy with the same options and fresh state. */
+  copy(): Agent {
+    return new Agent({ ...this.options, role: this.role, goal: this.goal, backstory: this.backstory, llm: this.llm, tools: [...this.tools] });
+  }
+
+  /** Replaces `{placeholders}` in role, goal and backstory from the original texts. */
+  interpolateInputs(inputs: Record<string, unknown>, interpolate: (text: string, inputs: Record<string, unknown>) => string): void {
+    this.role = interpolate(this.options.role, inputs);
+    this.goal = interpolate(this.options.goal, inputs);
+    this.backstory = interpolate(this.options.backstory, inputs);
+  }
+
+  private async runLoop(taskPrompt: string, tools: BaseTool[], source: CallSource): Promise<ExecutorResult> {
+    const toolLLM = tools.length > 0 && this.functionCallingLLM ? this.functionCallingLLM : this.llm;
+    const nativeTools = tools.length > 0 && (this.options.nativeToolCalling ?? true) && toolLLM.supportsFunctionCalling();
+    const { messages, stop } = buildMessages(this, taskPrompt, tools, nativeTools);
+    const runner = new ToolRunner(tools, { ...(this.cache && this.toolsCache ? { cache: this.toolsCache } : {}), source });
+    const controller = this.maxExecutionTime ? new AbortController() : undefined;
+    const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RpmLimiter => l !== undefined);
+    const executor = new AgentExecutor({
+      llm: toolLLM,
+      messages,
+      runner,
+      nativeTools,
+      maxIter: this.maxIter,
+      stop,
+      respectContextWindow: this.respectContextWindow,
+      source,
+      ...(controller ? { signal: controller.signal } : {}),
+      ...(limiters.length ? { rpm: limiters } : {}),
+      ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback as (step: AgentStep) => void } : {}),
+      ...(this.options.stream ? { stream: true } : {}),
+    });
+    const run = executor.run();
+    const result = controller ? await withTimeout(run, controller, this.maxExecutionTime!) : await run;
+    addToUsageMetrics(this.usageMetrics, result.usage);
+    return result;
+  }
+}
+
+async function withTimeout<T>(run: Promise<T>, controller: AbortController, seconds: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new AgentTimeoutError(prompts.timedOut(seconds));
+      controller.abort(error);
+      reject(error);
+    }, seconds * 1000);
+  });
+  try {
+    return await Promise.race([run, timeout]);
+  } finally {
+    clearTimeout(timer);
+    // The loop may still settle after the timeout; its rejection is expected and already reported.
+    run.catch(() => undefined);
+  }
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

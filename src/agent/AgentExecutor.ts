@@ -1,0 +1,226 @@
+import { callLLM } from "../llm/callLLM.js";
+import { LLMContextLengthExceededError } from "../llm/errors.js";
+import type { BaseLLM, CallSource, ChatMessage, LLMCallOptions, LLMResult } from "../llm/types.js";
+import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
+import type { ToolRunner } from "../tools/ToolRunner.js";
+import { ContextWindowExceededError } from "./errors.js";
+import { FINAL_ANSWER_ACTION, OutputParserError, parseReAct } from "./parser.js";
+import { prompts } from "./prompts.js";
+import type { RpmLimiter } from "./RpmLimiter.js";
+
+/** One step of an agent, as passed to `stepCallback`. */
+export interface AgentStep {
+  /** "action": a tool was used; "finish": the final answer. */
+  type: "action" | "finish";
+  thought: string;
+  /** The model's text for this step. */
+  text: string;
+  tool?: string;
+  toolInput?: unknown;
+  /** The tool's observation. */
+  result?: string;
+  /** The final answer. */
+  output?: string;
+}
+
+/** What the loop needs; built by Agent for each execution. */
+export interface ExecutorConfig {
+  llm: BaseLLM;
+  messages: ChatMessage[];
+  runner: ToolRunner;
+  /** Use the model's native tool calls instead of the text protocol. */
+  nativeTools: boolean;
+  maxIter: number;
+  stop: string[];
+  respectContextWindow: boolean;
+  source: CallSource;
+  signal?: AbortSignal;
+  rpm?: RpmLimiter[];
+  stepCallback?: (step: AgentStep) => void | Promise<void>;
+  stream?: boolean;
+  onToken?: (delta: string) => void;
+}
+
+/** The outcome of one agent execution. */
+export interface ExecutorResult {
+  output: string;
+  usage: UsageMetrics;
+  messages: ChatMessage[];
+  iterations: number;
+  /** The output came straight from a tool with resultAsAnswer. */
+  fromTool: boolean;
+}
+
+const CHARS_PER_TOKEN = 4;
+
+/** Runs CrewAI's agent loop: ask the model, use the tool it picks, feed back the observation, until a final answer. */
+export class AgentExecutor {
+  private readonly messages: ChatMessage[];
+  private readonly usage = emptyUsageMetrics();
+  private iterations = 0;
+  /** The system and task messages, kept whole when the rest of the history is summarized. */
+  private readonly headLength: number;
+
+  constructor(private readonly config: ExecutorConfig) {
+    this.messages = config.messages;
+    this.headLength = config.messages.length;
+  }
+
+  /** Runs the loop to a final answer. */
+  async run(): Promise<ExecutorResult> {
+    const { config } = this;
+    for (;;) {
+      config.signal?.throwIfAborted();
+      if (this.iterations >= config.maxIter) return this.finish(await this.forceFinalAnswer(), false);
+      const result = await this.ask(config.nativeTools ? { tools: config.runner.toolSpecs() } : {});
+      this.iterations++;
+      if (!result) continue; // the history was summarized; ask again
+      const done = config.nativeTools ? await this.handleNative(result) : await this.handleText(result);
+      if (done) return done;
+    }
+  }
+
+  private async handleNative(result: LLMResult): Promise<ExecutorResult | undefined> {
+    const calls = result.toolCalls ?? [];
+    if (calls.length === 0) {
+      const output = extractFinalAnswer(result.text);
+      await this.step({ type: "finish", thought: "", text: result.text, output });
+      return this.finish(output, false);
+    }
+    this.messages.push({ role: "assistant", content: result.text, toolCalls: calls });
+    for (const call of calls) {
+      const run = await this.config.runner.run({ name: call.name, arguments: call.arguments });
+      this.messages.push({ role: "tool", content: run.output, toolCallId: call.id, toolName: call.name });
+      await this.step({ type: "action", thought: result.text, text: result.text, tool: call.name, toolInput: call.arguments, result: run.output });
+      if (run.resultAsAnswer && run.ok) return this.finish(run.output, true);
+    }
+    return undefined;
+  }
+
+  private async handleText(result: LLMResult): Promise<ExecutorResult | undefined> {
+    const text = truncateAtStop(result.text, this.config.stop);
+    let parsed;
+    try {
+      parsed = parseReAct(text);
+    } catch (error) {
+      if (!(error instanceof OutputParserError)) throw error;
+      this.messages.push({ role: "user", content: error.message });
+      return undefined;
+    }
+    if (parsed.type === "finish") {
+      await this.step({ type: "finish", thought: parsed.thought, text: parsed.text, output: parsed.output });
+      return this.finish(parsed.output, false);
+    }
+    const run = await this.config.runner.run({ name: parsed.tool, arguments: parsed.toolInput });
+    await this.step({ type: "action", thought: parsed.thought, text: parsed.text, tool: parsed.tool, toolInput: parsed.toolInput, result: run.output });
+    if (run.resultAsAnswer && run.ok) return this.finish(run.output, true);
+    this.messages.push({ role: "assistant", content: `${text.trimEnd()}\nObservation: ${run.output}` });
+    return undefined;
+  }
+
+  /** Calls the model; returns undefined when the history had to be summarized first. */
+  private async ask(extra: Partial<LLMCallOptions>): Promise<LLMResult | undefined> {
+    const { config } = this;
+    if (estimateTokens(this.messages) > config.llm.contextWindowSize()) {
+      await this.handleContextOverflow();
+      return undefined;
+    }
+    try {
+      return await this.call(this.messages, extra);
+    } catch (error) {
+      if (!(error instanceof LLMContextLengthExceededError)) throw error;
+      await this.handleContextOverflow();
+      return undefined;
+    }
+  }
+
+  private async call(messages: ChatMessage[], extra: Partial<LLMCallOptions> = {}): Promise<LLMResult> {
+    const { config } = this;
+    for (const limiter of config.rpm ?? []) await limiter.acquire(config.signal);
+    const options: LLMCallOptions = { source: config.source, ...extra };
+    if (config.stop.length > 0) options.stop = config.stop;
+    if (config.signal) options.signal = config.signal;
+    if (config.stream) options.stream = true;
+    if (config.onToken) options.onToken = config.onToken;
+    const result = await callLLM(config.llm, messages, options);
+    addToUsageMetrics(this.usage, result.usage);
+    return result;
+  }
+
+  private async forceFinalAnswer(): Promise<string> {
+    this.messages.push({ role: "user", content: prompts.forceFinalAnswer });
+    const result = await this.call(this.messages);
+    const text = truncateAtStop(result.text, this.config.stop);
+    const output = extractFinalAnswer(text);
+    await this.step({ type: "finish", thought: "", text, output });
+    return output;
+  }
+
+  /** Summarizes the history when allowed (CrewAI's respect_context_window), else stops with a clear error. */
+  private async handleContextOverflow(): Promise<void> {
+    const { llm, respectContextWindow } = this.config;
+    const window = llm.contextWindowSize();
+    const used = estimateTokens(this.messages);
+    const head = this.messages.slice(0, this.headLength);
+    const rest = this.messages.slice(this.headLength);
+    if (!respectContextWindow) {
+      throw new ContextWindowExceededError(
+        `The conversation (about ${used} tokens) no longer fits the context window of ${llm.model} (${window} tokens usable). ` +
+          "Set respectContextWindow: true on the agent to summarize it automatically, or use a model with a larger context window.",
+      );
+    }
+    if (rest.length === 0 || estimateTokens(head) >= window) {
+      throw new ContextWindowExceededError(
+        `The task prompt alone (about ${estimateTokens(head)} tokens) does not fit the context window of ${llm.model} ` +
+          `(${window} tokens usable). Shorten the task or its context, or use a model with a larger context window.`,
+      );
+    }
+    const chunkChars = Math.max(1000, Math.floor((window * CHARS_PER_TOKEN) / 2));
+    const transcript = rest.map((m) => `${m.role}: ${m.content}`).join("\n\n");
+    const summaries: string[] = [];
+    for (let at = 0; at < transcript.length; at += chunkChars) {
+      const result = await this.call([
+        { role: "system", content: prompts.summarizerSystem },
+        { role: "user", content: prompts.summarizeChunk(transcript.slice(at, at + chunkChars)) },
+      ]);
+      summaries.push(result.text.trim());
+    }
+    this.messages.splice(this.headLength, rest.length, { role: "user", content: prompts.summary(summaries.join("\n\n")) });
+    if (estimateTokens(this.messages) > window) {
+      throw new ContextWindowExceededError(
+        `The conversation still exceeds the context window of ${llm.model} (${window} tokens usable) after summarizing. ` +
+          "Use a model with a larger context window or give the agent less context.",
+      );
+    }
+  }
+
+  private async step(step: AgentStep): Promise<void> {
+    await this.config.stepCallback?.(step);
+  }
+
+  private finish(output: string, fromTool: boolean): ExecutorResult {
+    return { output, usage: this.usage, messages: this.messages, iterations: this.iterations, fromTool };
+  }
+}
+
+/** The text after the last "Final Answer:", or the whole text trimmed when the model answered without the keyword. */
+export function extractFinalAnswer(text: string): string {
+  const at = text.lastIndexOf(FINAL_ANSWER_ACTION);
+  return (at >= 0 ? text.slice(at + FINAL_ANSWER_ACTION.length) : text).trim();
+}
+
+/** Cuts the text at the first stop sequence, for models that ignore stop words. */
+export function truncateAtStop(text: string, stop: string[]): string {
+  let end = text.length;
+  for (const s of stop) {
+    const at = s ? text.indexOf(s) : -1;
+    if (at >= 0 && at < end) end = at;
+  }
+  return end === text.length ? text : text.slice(0, end);
+}
+
+function estimateTokens(messages: ChatMessage[]): number {
+  let chars = 0;
+  for (const m of messages) chars += m.content.length;
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}

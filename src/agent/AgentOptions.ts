@@ -1,0 +1,125 @@
+import { z } from "zod";
+import type { BaseLLM } from "../llm/types.js";
+import type { BaseTool } from "../tools/BaseTool.js";
+import type { AgentStep } from "./AgentExecutor.js";
+
+/** Options of `new Agent(...)`. */
+export interface AgentOptions {
+  role: string;
+  goal: string;
+  backstory: string;
+  /** A BaseLLM or a model string ("openai/gpt-4o"); default from CREWTS_MODEL / MODEL, else openai/gpt-4o-mini. */
+  llm?: string | BaseLLM;
+  /** The model that drives tool calls when the agent has tools (default: `llm`). */
+  functionCallingLLM?: string | BaseLLM;
+  tools?: BaseTool[];
+  /** Most loop iterations before the agent must answer (default 25). */
+  maxIter?: number;
+  /** Most LLM requests per minute. */
+  maxRpm?: number;
+  /** Most seconds one task may take. */
+  maxExecutionTime?: number;
+  /** How often a failed execution is retried (default 2). */
+  maxRetryLimit?: number;
+  allowDelegation?: boolean;
+  verbose?: boolean;
+  /** Think through a plan before acting; the plan is added to the task. */
+  reasoning?: boolean;
+  /** Most reasoning attempts (default 1). */
+  maxReasoningAttempts?: number;
+  stepCallback?: (step: AgentStep) => void | Promise<void>;
+  /** Summarize the history when it outgrows the context window (default true); false stops with an error. */
+  respectContextWindow?: boolean;
+  /** Add the current date to each task. */
+  injectDate?: boolean;
+  /** strftime-like date format for injectDate: %Y, %m, %d, %H, %M (default "%Y-%m-%d"). */
+  dateFormat?: string;
+  /** Send a system message (default true); false folds it into the first user message. */
+  useSystemPrompt?: boolean;
+  /** Wraps the system text; `{{ .System }}` marks where it goes. */
+  systemTemplate?: string;
+  /** Wraps the task text; `{{ .Prompt }}` marks where it goes. */
+  promptTemplate?: string;
+  /** The text before `{{ .Response }}` is appended to the prompt; the text after it becomes a stop word. */
+  responseTemplate?: string;
+  /** Use native tool calls when the model supports them (default true); false forces the text protocol. */
+  nativeToolCalling?: boolean;
+  /** Stream LLM answers. */
+  stream?: boolean;
+  /** Cache tool results (default true). */
+  cache?: boolean;
+  /** Accepted for the memory system; active once the crew wires memory in. */
+  memory?: boolean;
+  /** Accepted for knowledge retrieval; active once the knowledge layer is wired in. */
+  knowledgeSources?: unknown[];
+  /** Accepted for knowledge retrieval; active once the knowledge layer is wired in. */
+  embedder?: unknown;
+  /** Checks the output of `agent.kickoff`; failures are fed back for another attempt. */
+  guardrail?: unknown;
+  /** Attempts for the guardrail (default 3). */
+  guardrailMaxRetries?: number;
+}
+
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
+const llmLike = z.union([
+  z.string().min(1),
+  z.custom<BaseLLM>((v) => typeof v === "object" && v !== null && typeof (v as BaseLLM).call === "function", "must be a model string or implement BaseLLM (call, supportsFunctionCalling, contextWindowSize)"),
+]);
+const positiveInt = z.number().int().positive();
+
+/** Validates options once at construction; unknown keys are rejected so typos never pass silently. */
+export const agentOptionsSchema = z
+  .object({
+    role: z.string().min(1, "role is required: say who the agent is, e.g. 'Senior Researcher'"),
+    goal: z.string().min(1, "goal is required: say what the agent is trying to achieve"),
+    backstory: z.string().min(1, "backstory is required: give the agent its background"),
+    llm: llmLike.optional(),
+    functionCallingLLM: llmLike.optional(),
+    tools: z.array(z.custom<BaseTool>((v) => typeof v === "object" && v !== null && typeof (v as BaseTool).run === "function", "each tool must be made with tool({...}) or extend BaseTool")).optional(),
+    maxIter: positiveInt.optional(),
+    maxRpm: positiveInt.optional(),
+    maxExecutionTime: z.number().positive().optional(),
+    maxRetryLimit: z.number().int().min(0).optional(),
+    allowDelegation: z.boolean().optional(),
+    verbose: z.boolean().optional(),
+    reasoning: z.boolean().optional(),
+    maxReasoningAttempts: positiveInt.optional(),
+    stepCallback: fn.optional(),
+    respectContextWindow: z.boolean().optional(),
+    injectDate: z.boolean().optional(),
+    dateFormat: z.string().optional(),
+    useSystemPrompt: z.boolean().optional(),
+    systemTemplate: z.string().optional(),
+    promptTemplate: z.string().optional(),
+    responseTemplate: z.string().optional(),
+    nativeToolCalling: z.boolean().optional(),
+    stream: z.boolean().optional(),
+    cache: z.boolean().optional(),
+    memory: z.boolean().optional(),
+    knowledgeSources: z.array(z.unknown()).optional(),
+    embedder: z.unknown().optional(),
+    guardrail: z.unknown().optional(),
+    guardrailMaxRetries: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+/** Formats a date with a small strftime subset (%Y %m %d %H %M %S %B %b %A). */
+export function formatDate(date: Date, format: string): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const month = date.toLocaleString("en-US", { month: "long" });
+  const day = date.toLocaleString("en-US", { weekday: "long" });
+  return format.replace(/%([YmdHMSBbA%])/g, (_, c: string) => {
+    switch (c) {
+      case "Y": return String(date.getFullYear());
+      case "m": return pad(date.getMonth() + 1);
+      case "d": return pad(date.getDate());
+      case "H": return pad(date.getHours());
+      case "M": return pad(date.getMinutes());
+      case "S": return pad(date.getSeconds());
+      case "B": return month;
+      case "b": return month.slice(0, 3);
+      case "A": return day;
+      default: return "%";
+    }
+  });
+}

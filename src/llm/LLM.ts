@@ -1,0 +1,176 @@
+import { randomUUID } from "node:crypto";
+import type { LanguageModel } from "ai";
+import { eventBus } from "../events/index.js";
+import { completeText, streamCompletion, type CompletionRequest } from "./completion.js";
+import { contextWindowOf, usableContextWindow } from "./contextWindow.js";
+import { LLMAuthenticationError, LLMTimeoutError } from "./errors.js";
+import { parseLLMOptions, type LLMOptions, type ResolvedLLMOptions } from "./LLMOptions.js";
+import { isReasoningModel, LLMOptionsError, parseModelId, supportsToolCalling, type ModelId, type Provider } from "./modelId.js";
+import { toModelMessages, toToolSet } from "./modelMessages.js";
+import { createProviderModel, resolveConnection, type ProviderConnection } from "./providerModel.js";
+import { abortReason, withRetries } from "./retry.js";
+import { toLLMError, type ErrorContext } from "./toLLMError.js";
+import type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult } from "./types.js";
+
+/** A model behind the Vercel AI SDK: openai, anthropic, ollama or any openai-compatible server, with retries and timeouts. */
+export class LLM implements BaseLLM {
+  /** "provider/model", e.g. "openai/gpt-4o-mini" (a bare "gpt-4o" becomes "openai/gpt-4o"). */
+  readonly model: string;
+  readonly provider: Provider;
+  /** The model name the provider knows (without "provider/"). */
+  readonly modelName: string;
+  private readonly options: ResolvedLLMOptions;
+  private readonly id: ModelId;
+  private readonly stop: string[];
+  // Built on first call, so agents can be constructed offline and before the env is set.
+  private built: { model: LanguageModel; connection: ProviderConnection } | undefined;
+
+  constructor(options: LLMOptions) {
+    this.options = parseLLMOptions(options);
+    this.id = parseModelId(this.options.model);
+    if (this.id.provider === "openai-compatible" && this.options.baseURL === undefined) {
+      throw new LLMOptionsError(
+        `Invalid LLM options: baseURL: required for "${this.options.model}": an openai-compatible model needs the server address, e.g. baseURL: "http://localhost:8000/v1".`,
+      );
+    }
+    this.provider = this.id.provider;
+    this.modelName = this.id.name;
+    this.model = `${this.id.provider}/${this.id.name}`;
+    const stop = this.options.stop;
+    this.stop = stop === undefined ? [] : typeof stop === "string" ? [stop] : [...stop];
+  }
+
+  /** Whether the model calls tools natively (the `functionCalling` option overrides the guess). */
+  supportsFunctionCalling(): boolean {
+    return this.options.functionCalling ?? supportsToolCalling(this.id);
+  }
+
+  /** False for OpenAI reasoning models (o1, o3, o4-mini, gpt-5), which reject stop sequences. */
+  supportsStopWords(): boolean {
+    return !isReasoningModel(this.id.name);
+  }
+
+  /** Usable context size in tokens: 85% of the model's window, as CrewAI. */
+  contextWindowSize(): number {
+    return usableContextWindow(this.options.contextWindow ?? contextWindowOf(this.id.name));
+  }
+
+  /** Calls the model once (retrying transient failures); streams when `options.stream` or the `stream` option is set. */
+  async call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+    if (options.signal?.aborted) throw abortReason(options.signal);
+    const callId = options.callId ?? randomUUID();
+    const { model, connection } = this.build();
+    const request = this.request(model, messages, options);
+    const stream = options.stream ?? this.options.stream;
+    const ctx = this.errorContext(connection);
+    let streamed = false;
+    return withRetries(
+      async () => {
+        streamed = false;
+        return this.attempt(request, options, ctx, stream ? (delta) => {
+          streamed = true;
+          this.onDelta(delta, callId, options);
+        } : undefined);
+      },
+      {
+        maxRetries: this.options.maxRetries,
+        baseDelayMs: this.options.retry.baseDelayMs,
+        maxDelayMs: this.options.retry.maxDelayMs,
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        // Text already handed to onToken cannot be taken back: a stream that broke midway is not replayed.
+        canRetry: () => !streamed,
+        onRetry: ({ attempt, delayMs, error }) => {
+          if (!eventBus.hasListeners("llm_call_retry")) return;
+          eventBus.emit("llm_call_retry", {
+            ...options.source,
+            callId,
+            model: this.model,
+            attempt,
+            delayMs,
+            error: error.message,
+            ...(error.status !== undefined ? { status: error.status } : {}),
+          });
+        },
+      },
+    );
+  }
+
+  /** One attempt under its own timeout; every failure leaves as an LLMError, except a user abort. */
+  private async attempt(
+    request: CompletionRequest,
+    options: LLMCallOptions,
+    ctx: ErrorContext,
+    onDelta: ((delta: string) => void) | undefined,
+  ): Promise<LLMResult> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeoutMs);
+    // A listener removed after each attempt rather than AbortSignal.any: a long-lived user signal
+    // (one per agent run) would otherwise collect a combined signal per call until GC.
+    const userSignal = options.signal;
+    const onUserAbort = () => controller.abort(userSignal?.reason);
+    userSignal?.addEventListener("abort", onUserAbort, { once: true });
+    try {
+      return onDelta === undefined ? await completeText(request, controller.signal) : await streamCompletion(request, controller.signal, onDelta);
+    } catch (error) {
+      if (userSignal?.aborted) throw abortReason(userSignal);
+      if (timedOut) {
+        throw new LLMTimeoutError(
+          `${ctx.provider}/${ctx.model}: no answer within ${this.options.timeoutMs} ms (timeoutMs). Raise timeoutMs, shorten the prompt, or check that the server is not overloaded.`,
+          { provider: ctx.provider, model: ctx.model, cause: error },
+        );
+      }
+      throw toLLMError(error, ctx);
+    } finally {
+      clearTimeout(timer);
+      userSignal?.removeEventListener("abort", onUserAbort);
+    }
+  }
+
+  private onDelta(delta: string, callId: string, options: LLMCallOptions): void {
+    options.onToken?.(delta);
+    if (eventBus.hasListeners("llm_stream_chunk")) {
+      eventBus.emit("llm_stream_chunk", { ...options.source, callId, model: this.model, chunk: delta });
+    }
+  }
+
+  private request(model: LanguageModel, messages: ChatMessage[], options: LLMCallOptions): CompletionRequest {
+    const reasoning = isReasoningModel(this.id.name);
+    const request: CompletionRequest = {
+      model,
+      messages: toModelMessages(messages, { objectToolInputs: this.id.provider === "anthropic" }),
+    };
+    if (options.tools !== undefined && options.tools.length > 0) request.tools = toToolSet(options.tools);
+    const stop = [...new Set([...this.stop, ...(options.stop ?? [])])];
+    // Reasoning models reject `stop` and `temperature`; the agent truncates at stop words itself.
+    if (stop.length > 0 && !reasoning) request.stopSequences = stop;
+    if (this.options.temperature !== undefined && !reasoning) request.temperature = this.options.temperature;
+    if (this.options.maxTokens !== undefined) request.maxOutputTokens = this.options.maxTokens;
+    return request;
+  }
+
+  private build(): { model: LanguageModel; connection: ProviderConnection } {
+    if (this.built) return this.built;
+    const connection = resolveConnection(this.id, this.options);
+    if (connection.apiKeyRequired && connection.apiKey === undefined) {
+      throw new LLMAuthenticationError(
+        `${this.model}: no API key. Set ${connection.apiKeyEnvVar ?? "the API key env var"} in the environment, or pass apiKey to new LLM({ ... }).`,
+        { provider: this.id.provider, model: this.id.name },
+      );
+    }
+    this.built = { model: createProviderModel(this.id, connection, this.options.headers), connection };
+    return this.built;
+  }
+
+  private errorContext(connection: ProviderConnection): ErrorContext {
+    return {
+      provider: this.id.provider,
+      model: this.id.name,
+      secrets: [connection.apiKey],
+      ...(connection.apiKeyEnvVar !== undefined ? { apiKeyEnvVar: connection.apiKeyEnvVar } : {}),
+    };
+  }
+}

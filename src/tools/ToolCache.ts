@@ -1,0 +1,35 @@
+import { stableStringify } from "./stableStringify.js";
+
+/** Stores tool outputs by tool name and arguments, so a repeated call can skip running the tool (CrewAI's CacheHandler). */
+export interface ToolCache {
+  get(toolName: string, args: Record<string, unknown>): string | undefined;
+  set(toolName: string, args: Record<string, unknown>, output: string): void;
+  clear(): void;
+}
+
+/** A ToolCache held in memory; arguments match whatever their key order. */
+export class InMemoryToolCache implements ToolCache {
+  private readonly entries = new Map<string, string>();
+
+  get(toolName: string, args: Record<string, unknown>): string | undefined {
+    return this.entries.get(cacheKey(toolName, args));
+  }
+
+  set(toolName: string, args: Record<string, unknown>, output: string): void {
+    this.entries.set(cacheKey(toolName, args), output);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  /** Number of cached outputs. */
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+function cacheKey(toolName: string, args: Record<string, unknown>): string {
+  // NUL cannot occur in a sanitized tool name, so no name/arguments pair can collide with another.
+  return `${toolName}\u0000${stableStringify(args)}`;
+}

@@ -1,0 +1,64 @@
+import type { z } from "zod";
+import { BaseTool } from "./BaseTool.js";
+import { ToolError } from "./ToolError.js";
+
+/** What `tool()` needs: CrewAI's @tool, with a zod schema for the arguments. */
+export interface ToolDefinition<S extends z.ZodType> {
+  name: string;
+  description: string;
+  schema: S;
+  /** Does the work; may be async. Throw to report a failure to the model. */
+  execute: (args: z.infer<S>) => unknown;
+  /** Decides whether a result may be cached (default: always). */
+  cacheFunction?: (args: z.infer<S>, result: unknown) => boolean;
+  /** The tool result becomes the agent's final answer. */
+  resultAsAnswer?: boolean;
+  /** How many times the tool may be used; unset means unlimited. */
+  maxUsageCount?: number;
+}
+
+class FunctionTool<S extends z.ZodType> extends BaseTool<S> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: S;
+  private readonly execute: (args: z.infer<S>) => unknown;
+
+  constructor(def: ToolDefinition<S>) {
+    super();
+    this.name = def.name;
+    this.description = def.description;
+    this.schema = def.schema;
+    this.execute = def.execute;
+    this.cacheFunction = def.cacheFunction;
+    this.resultAsAnswer = def.resultAsAnswer ?? false;
+    this.maxUsageCount = def.maxUsageCount;
+  }
+
+  run(args: z.infer<S>): unknown {
+    return this.execute(args);
+  }
+}
+
+/** Builds a tool from a definition object, checked at once: a broken definition throws a ToolError saying how to fix it. */
+export function tool<S extends z.ZodType>(def: ToolDefinition<S>): BaseTool<S> {
+  // Checked by hand because callers may be plain JavaScript or pass objects typed `any`.
+  const raw = def as unknown;
+  if (typeof raw !== "object" || raw === null) {
+    throw new ToolError("tool() needs a definition object: tool({ name, description, schema, execute }).");
+  }
+  const label = typeof def.name === "string" && def.name.trim() !== "" ? `Tool "${def.name}"` : "tool()";
+  if (typeof def.execute !== "function") {
+    throw new ToolError(
+      `${label}: \`execute\` must be the function doing the work, e.g. execute: async ({ query }) => search(query).`,
+    );
+  }
+  if (def.cacheFunction !== undefined && typeof def.cacheFunction !== "function") {
+    throw new ToolError(`${label}: \`cacheFunction\` must be a function (args, result) => boolean, or left out.`);
+  }
+  if (def.resultAsAnswer !== undefined && typeof def.resultAsAnswer !== "boolean") {
+    throw new ToolError(`${label}: \`resultAsAnswer\` must be true or false, or left out.`);
+  }
+  const built = new FunctionTool(def);
+  built.validate();
+  return built;
+}
