@@ -23,6 +23,12 @@ export default tseslint.config(
     rules: { "no-console": "off", "@typescript-eslint/no-non-null-assertion": "off" },
   },
   {
+    files: ["**/*.js", "**/*.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { console: "readonly", process: "readonly" } },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, "no-console": "off" },
+  },
+  {
     files: ["test/**"],
     rules: { "@typescript-eslint/no-unsafe-member-access": "off", "@typescript-eslint/no-unsafe-assignment": "off" },
   },

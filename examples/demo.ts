@@ -24,14 +24,14 @@ async function chooseModel(): Promise<{ llm: LLM; server?: MockOpenAIServer }> {
   if (process.env.OLLAMA_HOST) return { llm: new LLM({ model: process.env.CREWTS_MODEL ?? "ollama/llama3.1" }) };
   console.log("No OPENAI_API_KEY, ANTHROPIC_API_KEY or OLLAMA_HOST set: running offline against the built-in mock OpenAI-compatible server (real HTTP on 127.0.0.1).");
   const server = await startMockOpenAIServer({
+    // Plays the model's part: first pick the tool, then answer from the observation it got back.
     responses: (request) => {
-      const body = request.body as { messages?: { role: string; content: unknown }[] };
-      const sawObservation = JSON.stringify(body.messages ?? []).includes("Observation:");
-      if (!sawObservation) {
+      const { messages = [] } = request.body as { messages?: { role: string; content?: string }[] };
+      const observed = messages.filter((m) => m.role === "assistant").map((m) => /Observation: (\{.*\})/s.exec(m.content ?? "")?.[1]).find(Boolean);
+      if (!observed) {
         return `Thought: I should measure the sentence with the word_stats tool.\nAction: word_stats\nAction Input: {"text": "${SENTENCE}"}`;
       }
-      const observation = /Observation: (\{[^}]*\})/.exec(JSON.stringify(body.messages).replace(/\\"/g, '"'))?.[1] ?? "{}";
-      const stats = JSON.parse(observation) as { words?: number; characters?: number; longest?: string };
+      const stats = JSON.parse(observed) as { words: number; characters: number; longest: string };
       return `Thought: I now know the final answer\nFinal Answer: The sentence has ${stats.words} words and ${stats.characters} characters; its longest word is "${stats.longest}".`;
     },
   });

@@ -1,2 +1,27 @@
+// The public API of crewts. Everything a user imports from "crewts" is re-exported here, and nothing else.
 export * from "./events/index.js";
+export {
+  LLM,
+  callLLM,
+  resolveLLM,
+  isBaseLLM,
+  DEFAULT_MODEL,
+  SUPPORTED_PROVIDERS,
+  LLMError,
+  LLMAuthenticationError,
+  LLMRateLimitError,
+  LLMServerError,
+  LLMTimeoutError,
+  LLMConnectionError,
+  LLMBadRequestError,
+  LLMContextLengthExceededError,
+  LLMResponseError,
+  LLMOptionsError,
+  contextWindowOf,
+  type LLMOptions,
+  type Provider,
+} from "./llm/index.js";
 export type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult, TokenUsage, ToolCall, ToolSpec, CallSource } from "./llm/types.js";
+export type { UsageMetrics } from "./llm/UsageMetrics.js";
+export { BaseTool, tool, sanitizeToolName, InMemoryToolCache, ToolRunner, ToolError, type ToolCache, type ToolDefinition, type ToolRunResult } from "./tools/index.js";
+export * from "./agent/index.js";

@@ -8,10 +8,10 @@ import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/
 import type { BaseTool } from "../tools/BaseTool.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 import { ToolRunner } from "../tools/ToolRunner.js";
-import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
+import { AgentExecutor, type ExecutorResult } from "./AgentExecutor.js";
 import { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, formatDate, type AgentOptions } from "./AgentOptions.js";
-import { AgentConfigError, AgentTimeoutError } from "./errors.js";
+import { AgentConfigError, AgentTimeoutError, ContextWindowExceededError } from "./errors.js";
 import { convertToSchema, schemaToJsonText } from "./OutputConverter.js";
 import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.js";
 import { prompts } from "./prompts.js";
@@ -110,8 +110,14 @@ export class Agent {
         }
         return result;
       } catch (error) {
-        // LLM errors were already retried by the LLM layer; timeouts and aborts must not be repeated.
-        const retryable = !(error instanceof LLMError || error instanceof AgentTimeoutError || isAbort(error));
+        // LLM errors were already retried by the LLM layer; timeouts, aborts and overflowing context
+        // would fail the same way again.
+        const retryable = !(
+          error instanceof LLMError ||
+          error instanceof AgentTimeoutError ||
+          error instanceof ContextWindowExceededError ||
+          isAbort(error)
+        );
         if (retryable && attempt < this.maxRetryLimit) continue;
         if (eventBus.hasListeners("agent_execution_error")) {
           eventBus.emit("agent_execution_error", { ...fullSource, agentId: this.id, agentRole: this.role, error: errorMessage(error) });
@@ -174,7 +180,7 @@ export class Agent {
       source,
       ...(controller ? { signal: controller.signal } : {}),
       ...(limiters.length ? { rpm: limiters } : {}),
-      ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback as (step: AgentStep) => void } : {}),
+      ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback } : {}),
       ...(this.options.stream ? { stream: true } : {}),
     });
     const run = executor.run();

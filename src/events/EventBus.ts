@@ -36,7 +36,7 @@ export class EventBus {
 
   /** Subscribes to every event; returns a function that unsubscribes. */
   onAny(handler: EventHandler): () => void {
-    const h = handler as AnyHandler;
+    const h = handler;
     this.wildcard.add(h);
     return () => {
       this.wildcard.delete(h);
@@ -81,8 +81,8 @@ export class EventBus {
   private deliver(handler: AnyHandler, event: CrewtsEvent): void {
     try {
       const result = handler(event);
-      if (result && typeof (result as Promise<void>).then === "function") {
-        (result as Promise<void>).then(undefined, (error: unknown) => this.report(error, event));
+      if (result && typeof (result).then === "function") {
+        (result).then(undefined, (error: unknown) => this.report(error, event));
       }
     } catch (error) {
       this.report(error, event);

@@ -19,7 +19,8 @@ export function toModelMessages(messages: readonly ChatMessage[], options: Model
       case "assistant": {
         const calls = message.toolCalls ?? [];
         if (calls.length === 0) {
-          out.push({ role: "assistant", content: message.content });
+          // An empty turn says nothing, and Anthropic rejects empty text blocks.
+          if (message.content !== "") out.push({ role: "assistant", content: message.content });
           break;
         }
         const content: AssistantContent = [];

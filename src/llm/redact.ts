@@ -1,5 +1,5 @@
 /** Environment variables whose values are API keys, redacted wherever they appear in text we surface. */
-export const API_KEY_ENV_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPATIBLE_API_KEY"] as const;
+export const API_KEY_ENV_VARS = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "OLLAMA_API_KEY"] as const;
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = "[redacted]";

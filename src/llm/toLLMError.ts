@@ -122,7 +122,8 @@ function fromApiCallError(error: APICallError, ctx: ErrorContext, base: LLMError
     );
   }
   if (status === 404) {
-    return new LLMBadRequestError(`${who}: ${http}, not found (${detail}). Check the model name and baseURL.`, options);
+    const fix = ctx.provider === "ollama" ? `Pull the model first ("ollama pull ${ctx.model}") or check OLLAMA_HOST.` : "Check the model name and baseURL.";
+    return new LLMBadRequestError(`${who}: ${http}, not found (${detail}). ${fix}`, options);
   }
   if (status >= 400) {
     return new LLMBadRequestError(`${who}: ${http}, the request was rejected (${detail}). Check the model options and messages.`, options);

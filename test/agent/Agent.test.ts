@@ -144,17 +144,25 @@ describe("Agent limits and errors", () => {
 
   it("summarizes the history when it outgrows the context window", async () => {
     const big = tool({ name: "big", description: "Returns a lot of text", schema: z.object({ n: z.number() }), execute: ({ n }) => "x".repeat(2_000) + n });
+    let agentCalls = 0;
     const llm = new FakeLLM(
       (messages) => {
         if (messages[0]!.content.startsWith("You summarize")) return "SUMMARY: the tool returned long text";
-        const calls = messages.filter((m) => m.role === "assistant").length;
-        if (calls < 2) return `Thought: more\nAction: big\nAction Input: {"n": ${calls}}`;
+        agentCalls++;
+        if (agentCalls <= 2) return `Thought: more\nAction: big\nAction Input: {"n": ${agentCalls}}`;
         return final(messages.some((m) => m.content.includes("SUMMARY:")) ? "summarized" : "not summarized");
       },
       { contextWindow: 1_000 },
     );
     const out = await new Agent({ ...base, llm, tools: [big] }).kickoff("collect");
     expect(out.raw).toBe("summarized");
+    const summarizerCalls = llm.calls.filter((c) => c.messages[0]!.content.startsWith("You summarize"));
+    expect(summarizerCalls.length).toBeGreaterThan(0);
+    // The system prompt and the task survive summarizing; the long tool output does not.
+    const last = llm.calls.at(-1)!.messages;
+    expect(last[0]!.content).toContain("You are Mathematician");
+    expect(last[1]!.content).toContain("Current Task: collect");
+    expect(last.some((m) => m.content.includes("x".repeat(2_000)))).toBe(false);
   });
 
   it("fails clearly when the history outgrows the window and respectContextWindow is false", async () => {

@@ -53,7 +53,7 @@ describe("EventBus", () => {
     const once = vi.fn();
     const all: string[] = [];
     bus.once("crew_kickoff_started", once);
-    bus.onAny((e) => all.push(e.type));
+    bus.onAny((e) => void all.push(e.type));
     bus.emit("crew_kickoff_started", { crewId: "c", inputs: {} });
     bus.emit("crew_kickoff_started", { crewId: "c", inputs: {} });
     expect(once).toHaveBeenCalledOnce();

@@ -2,12 +2,20 @@
 // anything failed: a test, a suite that could not load, or a CI stage (lint, typecheck, build).
 import { existsSync, readFileSync } from "node:fs";
 
+interface VitestReport {
+  numPassedTests?: number;
+  numFailedTests?: number;
+  numPendingTests?: number;
+  numTodoTests?: number;
+  testResults?: { status: string; assertionResults?: unknown[] }[];
+}
+
 const [reportPath, failedStageCount = "0", failedStages = ""] = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 if (reportPath && existsSync(reportPath)) {
-  const report = JSON.parse(readFileSync(reportPath, "utf8"));
+  const report = JSON.parse(readFileSync(reportPath, "utf8")) as VitestReport;
   passed = report.numPassedTests ?? 0;
   failed = report.numFailedTests ?? 0;
   skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);

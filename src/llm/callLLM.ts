@@ -1,0 +1,73 @@
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { eventBus } from "../events/index.js";
+import { LLMError, LLMResponseError } from "./errors.js";
+import { redactSecrets } from "./redact.js";
+import { emptyUsage, type BaseLLM, type ChatMessage, type LLMCallOptions, type LLMResult, type TokenUsage } from "./types.js";
+
+/**
+ * Calls any BaseLLM (user-written ones too) the way every crewts component must: emits
+ * llm_call_started / llm_call_completed / llm_call_failed with one callId, and normalizes the result.
+ */
+export async function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+  const callId = options.callId ?? randomUUID();
+  const source = options.source ?? {};
+  if (eventBus.hasListeners("llm_call_started")) {
+    eventBus.emit("llm_call_started", { ...source, callId, model: llm.model, messages, tools: options.tools?.map((tool) => tool.name) ?? [] });
+  }
+  const started = performance.now();
+  let result: LLMResult;
+  try {
+    result = normalizeResult(await llm.call(messages, { ...options, callId }), llm);
+  } catch (error) {
+    if (eventBus.hasListeners("llm_call_failed")) {
+      eventBus.emit("llm_call_failed", {
+        ...source,
+        callId,
+        model: llm.model,
+        error: redactSecrets(error instanceof Error ? error.message : String(error)),
+        ...(error instanceof LLMError && error.status !== undefined ? { status: error.status } : {}),
+      });
+    }
+    throw error;
+  }
+  if (eventBus.hasListeners("llm_call_completed")) {
+    eventBus.emit("llm_call_completed", {
+      ...source,
+      callId,
+      model: llm.model,
+      response: result.text,
+      toolCalls: result.toolCalls ?? [],
+      usage: result.usage,
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
+  return result;
+}
+
+// User-written models may return a bare string or leave out usage; the rest of crewts relies on both.
+function normalizeResult(value: unknown, llm: BaseLLM): LLMResult {
+  if (typeof value === "string") return { text: value, usage: emptyUsage() };
+  if (typeof value !== "object" || value === null) throw invalidResult(llm, `got ${value === null ? "null" : typeof value}`);
+  const result = value as Partial<LLMResult>;
+  if (result.text !== undefined && typeof result.text !== "string") throw invalidResult(llm, `text is ${typeof result.text}`);
+  if (result.toolCalls !== undefined && !Array.isArray(result.toolCalls)) throw invalidResult(llm, "toolCalls is not an array");
+  const normalized: LLMResult = { ...result, text: result.text ?? "", usage: normalizeUsage(result.usage) };
+  return normalized;
+}
+
+function normalizeUsage(usage: Partial<TokenUsage> | undefined): TokenUsage {
+  const promptTokens = finite(usage?.promptTokens);
+  const completionTokens = finite(usage?.completionTokens);
+  return { promptTokens, completionTokens, totalTokens: usage?.totalTokens === undefined ? promptTokens + completionTokens : finite(usage.totalTokens) };
+}
+
+const finite = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+
+function invalidResult(llm: BaseLLM, problem: string): LLMResponseError {
+  const slash = llm.model.indexOf("/");
+  return new LLMResponseError(
+    `${llm.model}: call() must resolve to { text: string, toolCalls?, usage } (an LLMResult), but ${problem}. Fix the model's call() implementation.`,
+    { provider: slash > 0 ? llm.model.slice(0, slash) : "custom", model: slash > 0 ? llm.model.slice(slash + 1) : llm.model },
+  );
+}

@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { eventBus, type CrewtsEvent } from "../../src/events/index.js";
+import { callLLM, LLMServerError, type BaseLLM, type LLMResult } from "../../src/llm/index.js";
+import { FakeLLM } from "../../src/testing/FakeLLM.js";
+import { startMockOpenAIServer, type MockOpenAIServer } from "../../src/testing/mockOpenAIServer.js";
+import { PROVIDER_SETUPS, SECRET_KEY } from "./providerSetups.js";
+
+let server: MockOpenAIServer | undefined;
+
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  eventBus.clear();
+});
+
+function recordEvents(): CrewtsEvent[] {
+  const events: CrewtsEvent[] = [];
+  eventBus.onAny((event) => {
+    events.push(event);
+  });
+  return events;
+}
+
+const source = { agentId: "a1", agentRole: "Researcher", taskId: "t1", crewId: "c1" };
+
+describe("callLLM", () => {
+  it("emits started and completed events with one callId, source ids, usage and duration", async () => {
+    const events = recordEvents();
+    const llm = new FakeLLM([{ text: "done", usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 } }]);
+    const result = await callLLM(llm, [{ role: "user", content: "go" }], { source, tools: [{ name: "search", description: "d", parameters: {} }] });
+    expect(result.text).toBe("done");
+    expect(events.map((event) => event.type)).toEqual(["llm_call_started", "llm_call_completed"]);
+    const [started, completed] = events as [CrewtsEvent<"llm_call_started">, CrewtsEvent<"llm_call_completed">];
+    expect(started).toMatchObject({ ...source, model: "fake/fake-llm", tools: ["search"], messages: [{ role: "user", content: "go" }] });
+    expect(completed).toMatchObject({ ...source, callId: started.callId, response: "done", toolCalls: [], usage: { promptTokens: 3, completionTokens: 2, totalTokens: 5 } });
+    expect(completed.durationMs).toBeGreaterThanOrEqual(0);
+    expect(started.callId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(llm.calls[0]?.options.callId).toBe(started.callId);
+  });
+
+  it("emits llm_call_failed with the status and rethrows", async () => {
+    server = await startMockOpenAIServer({ responses: ["never"], faults: { 0: { status: 500 }, 1: { status: 500 } } });
+    const events = recordEvents();
+    const llm = PROVIDER_SETUPS[0]!.create(server, { maxRetries: 1 });
+    await expect(callLLM(llm, [{ role: "user", content: "go" }], { source })).rejects.toBeInstanceOf(LLMServerError);
+    const types = events.map((event) => event.type);
+    expect(types).toEqual(["llm_call_started", "llm_call_retry", "llm_call_failed"]);
+    const callIds = new Set(events.map((event) => (event as CrewtsEvent<"llm_call_started">).callId));
+    expect(callIds.size).toBe(1);
+    expect(events[2]).toMatchObject({ ...source, status: 500, model: "openai/gpt-4o-mini" });
+    expect((events[2] as CrewtsEvent<"llm_call_failed">).error).toContain("2 attempts");
+  });
+
+  it("redacts keys from the failure of a user-written model", async () => {
+    const events = recordEvents();
+    const llm = new FakeLLM([new Error(`upstream said: invalid key ${SECRET_KEY} / Bearer abcdefghijklmnop`)]);
+    await expect(callLLM(llm, [{ role: "user", content: "go" }])).rejects.toThrow();
+    const failed = events.find((event) => event.type === "llm_call_failed") as CrewtsEvent<"llm_call_failed">;
+    expect(failed.error).not.toContain(SECRET_KEY);
+    expect(failed.error).not.toContain("abcdefghijklmnop");
+    expect(failed.error).toContain("[redacted]");
+  });
+
+  it("builds no payload when nobody listens", async () => {
+    const llm = new FakeLLM(["ok"]);
+    await expect(callLLM(llm, [{ role: "user", content: "go" }])).resolves.toMatchObject({ text: "ok" });
+  });
+
+  it("emits completed events for streamed calls over HTTP, with usage", async () => {
+    server = await startMockOpenAIServer({ responses: [{ text: "streamed answer", usage: { promptTokens: 7, completionTokens: 3 } }] });
+    const events = recordEvents();
+    const llm = PROVIDER_SETUPS[0]!.create(server, { stream: true });
+    await callLLM(llm, [{ role: "user", content: "go" }], { source });
+    const chunks = events.filter((event) => event.type === "llm_stream_chunk");
+    expect(chunks.length).toBeGreaterThan(1);
+    const completed = events.find((event) => event.type === "llm_call_completed") as CrewtsEvent<"llm_call_completed">;
+    expect(completed.usage).toEqual({ promptTokens: 7, completionTokens: 3, totalTokens: 10 });
+    expect(new Set(events.map((event) => (event as CrewtsEvent<"llm_stream_chunk">).callId)).size).toBe(1);
+  });
+
+  it("normalizes what a user-written model returns", async () => {
+    const bare: BaseLLM = {
+      model: "custom/bare",
+      call: async () => ({ text: "hi" }) as unknown as LLMResult,
+      supportsFunctionCalling: () => false,
+      contextWindowSize: () => 1000,
+    };
+    expect(await callLLM(bare, [])).toEqual({ text: "hi", usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } });
+    const broken: BaseLLM = { ...bare, call: async () => 42 as unknown as LLMResult };
+    await expect(callLLM(broken, [])).rejects.toThrow(/must resolve to/);
+  });
+});
