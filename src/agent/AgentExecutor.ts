@@ -60,10 +60,12 @@ export class AgentExecutor {
   private iterations = 0;
   /** The system and task messages, kept whole when the rest of the history is summarized. */
   private readonly headLength: number;
+  private native: boolean;
 
   constructor(private readonly config: ExecutorConfig) {
     this.messages = config.messages;
     this.headLength = config.messages.length;
+    this.native = config.nativeTools;
   }
 
   /** Runs the loop to a final answer. */
@@ -75,7 +77,10 @@ export class AgentExecutor {
       const result = await this.ask(config.nativeTools ? { tools: config.runner.toolSpecs() } : {});
       this.iterations++;
       if (!result) continue; // the history was summarized; ask again
-      const done = config.nativeTools ? await this.handleNative(result) : await this.handleText(result);
+      // A model that answers with native tool calls is in native mode from then on, even if the
+      // agent offered the text protocol (scripted models and some servers do this).
+      if (result.toolCalls?.length) this.native = true;
+      const done = this.native ? await this.handleNative(result) : await this.handleText(result);
       if (done) return done;
     }
   }

@@ -266,3 +266,14 @@ describe("Agent events", () => {
     expect(errors).toHaveLength(1);
   });
 });
+
+describe("API.md FakeLLM example", () => {
+  it("runs a scripted native tool call then a plain answer, with default FakeLLM options", async () => {
+    const m = multiplier();
+    const llm = new FakeLLM([{ toolCalls: [{ name: "multiplier", arguments: { first_number: 2, second_number: 3 } }] }, "6"]);
+    const out = await new Agent({ ...base, llm, tools: [m.tool] }).kickoff("2*3");
+    expect(out.raw).toBe("6");
+    expect(m.execute).toHaveBeenCalledOnce();
+    expect(llm.calls[1]!.messages.at(-1)).toMatchObject({ role: "tool", content: "6" });
+  });
+});
