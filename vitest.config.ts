@@ -24,6 +24,7 @@ export default defineConfig({
   ],
   test: {
     include: ["test/**/*.test.ts"],
+    setupFiles: ["test/setup.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -25,3 +25,19 @@ export type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult, TokenUsage, ToolC
 export type { UsageMetrics } from "./llm/UsageMetrics.js";
 export { BaseTool, tool, sanitizeToolName, InMemoryToolCache, ToolRunner, ToolError, type ToolCache, type ToolDefinition, type ToolRunResult } from "./tools/index.js";
 export * from "./agent/index.js";
+export * from "./task/index.js";
+export * from "./crew/index.js";
+export { planTasks, applyPlans, PlanningError } from "./crew/planning.js";
+export { trainCrew, loadTrainedAgents, trainedInstructionsFor, TrainingError, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData } from "./crew/training.js";
+export { testCrew, CrewTestError } from "./crew/evaluation.js";
+export { CrewReplayError } from "./crew/errors.js";
+export * from "./flow/index.js";
+export { FlowPlotError } from "./flow/plot/FlowPlotError.js";
+export {
+  storageDir,
+  InMemoryTaskOutputStore,
+  SQLiteTaskOutputStore,
+  TaskOutputStoreError,
+  type StoredTaskOutput,
+  type TaskOutputStore,
+} from "./storage/index.js";

@@ -8,7 +8,7 @@ import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/
 import type { BaseTool } from "../tools/BaseTool.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 import { ToolRunner } from "../tools/ToolRunner.js";
-import { AgentExecutor, type ExecutorResult } from "./AgentExecutor.js";
+import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
 import { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, formatDate, type AgentOptions } from "./AgentOptions.js";
 import { AgentConfigError, AgentTimeoutError, ContextWindowExceededError } from "./errors.js";
@@ -43,6 +43,8 @@ export class Agent {
   toolsCache?: ToolCache;
   /** Set by a crew: its request limiter, shared by its agents. */
   crewRpmLimiter?: RpmLimiter;
+  /** Set by a crew for one kickoff: its step callback, used when the agent has none of its own. */
+  crewStepCallback?: (step: AgentStep) => void | Promise<void>;
   /** Set by training: guidance added to the system prompt. */
   trainedInstructions?: string;
   readonly options: Readonly<AgentOptions>;
@@ -150,13 +152,25 @@ export class Agent {
     return new AgentOutput<z.infer<S>>({ raw: result.output, parsed, agentRole: this.role, usageMetrics: usage, messages: result.messages });
   }
 
-  /** A copy with the same options and fresh state. */
+  /** A copy with the same options (original, uninterpolated texts), the same LLM and tools, and fresh state. */
   copy(): Agent {
-    return new Agent({ ...this.options, role: this.role, goal: this.goal, backstory: this.backstory, llm: this.llm, tools: [...this.tools] });
+    const copied = new Agent({ ...this.options, llm: this.llm, tools: [...this.tools], ...(this.functionCallingLLM ? { functionCallingLLM: this.functionCallingLLM } : {}) });
+    copied.role = this.role;
+    copied.goal = this.goal;
+    copied.backstory = this.backstory;
+    if (this.trainedInstructions !== undefined) copied.trainedInstructions = this.trainedInstructions;
+    return copied;
   }
 
   /** Replaces `{placeholders}` in role, goal and backstory from the original texts. */
   interpolateInputs(inputs: Record<string, unknown>, interpolate: (text: string, inputs: Record<string, unknown>) => string): void {
+    if (Object.keys(inputs).length === 0) {
+      // No inputs: the texts as written, placeholders left alone (as CrewAI).
+      this.role = this.options.role;
+      this.goal = this.options.goal;
+      this.backstory = this.options.backstory;
+      return;
+    }
     this.role = interpolate(this.options.role, inputs);
     this.goal = interpolate(this.options.goal, inputs);
     this.backstory = interpolate(this.options.backstory, inputs);
@@ -168,6 +182,7 @@ export class Agent {
     const { messages, stop } = buildMessages(this, taskPrompt, tools, nativeTools);
     const runner = new ToolRunner(tools, { ...(this.cache && this.toolsCache ? { cache: this.toolsCache } : {}), source });
     const controller = this.maxExecutionTime ? new AbortController() : undefined;
+    const stepCallback = this.options.stepCallback ?? this.crewStepCallback;
     const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RpmLimiter => l !== undefined);
     const executor = new AgentExecutor({
       llm: toolLLM,
@@ -180,7 +195,7 @@ export class Agent {
       source,
       ...(controller ? { signal: controller.signal } : {}),
       ...(limiters.length ? { rpm: limiters } : {}),
-      ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback } : {}),
+      ...(stepCallback ? { stepCallback } : {}),
       ...(this.options.stream ? { stream: true } : {}),
     });
     const run = executor.run();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { BaseLLM } from "../llm/types.js";
-import type { BaseTool } from "../tools/BaseTool.js";
+import { BaseTool } from "../tools/BaseTool.js";
 import type { AgentStep } from "./AgentExecutor.js";
 
 /** Options of `new Agent(...)`. */
@@ -75,7 +75,7 @@ export const agentOptionsSchema = z
     backstory: z.string().min(1, "backstory is required: give the agent its background"),
     llm: llmLike.optional(),
     functionCallingLLM: llmLike.optional(),
-    tools: z.array(z.custom<BaseTool>((v) => typeof v === "object" && v !== null && typeof (v as BaseTool).run === "function", "each tool must be made with tool({...}) or extend BaseTool")).optional(),
+    tools: z.array(z.instanceof(BaseTool, { message: "each tool must be made with tool({...}) or extend BaseTool" })).optional(),
     maxIter: positiveInt.optional(),
     maxRpm: positiveInt.optional(),
     maxExecutionTime: z.number().positive().optional(),

@@ -1,3 +1,5 @@
+import { sleep } from "../llm/retry.js";
+
 /**
  * Allows at most `maxRpm` acquisitions in any sliding 60-second window. Waiting uses one timer that
  * exists only while someone waits, so a finished run leaves nothing that keeps the process alive.
@@ -38,25 +40,11 @@ export class RpmLimiter {
         this.stamps.push(now);
         return;
       }
-      await sleep(this.stamps[0]! + this.windowMs - now, signal);
+      await sleep(Math.max(0, this.stamps[0]! + this.windowMs - now), signal);
     }
   }
 
   private prune(now: number): void {
     while (this.stamps.length > 0 && this.stamps[0]! <= now - this.windowMs) this.stamps.shift();
   }
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.max(0, ms));
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }

@@ -51,8 +51,9 @@ export interface EventPayloads {
   tool_usage_finished: EventSource & { toolName: string; toolArgs: unknown; output: string; fromCache: boolean; durationMs: number };
   tool_usage_error: EventSource & { toolName: string; toolArgs: unknown; error: string };
 
+  /** Emitted before every guardrail check (function and LLM guardrails); `guardrail` is the rule text or the function's source. */
   llm_guardrail_started: EventSource & { guardrail: string; retryCount: number };
-  llm_guardrail_completed: EventSource & { success: boolean; result?: unknown; error?: string; retryCount: number };
+  llm_guardrail_completed: EventSource & { guardrail?: string; success: boolean; result?: unknown; error?: string; retryCount: number };
 
   flow_started: EventSource & { flowName: string; flowId: string; inputs: Record<string, unknown> };
   flow_finished: EventSource & { flowName: string; flowId: string; result: unknown; durationMs: number };

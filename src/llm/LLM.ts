@@ -7,7 +7,7 @@ import { LLMAuthenticationError, LLMTimeoutError } from "./errors.js";
 import { parseLLMOptions, type LLMOptions, type ResolvedLLMOptions } from "./LLMOptions.js";
 import { isReasoningModel, LLMOptionsError, parseModelId, supportsToolCalling, type ModelId, type Provider } from "./modelId.js";
 import { toModelMessages, toToolSet } from "./modelMessages.js";
-import { createProviderModel, resolveConnection, type ProviderConnection } from "./providerModel.js";
+import { createProviderModel, resolveConnection } from "./providerModel.js";
 import { abortReason, withRetries } from "./retry.js";
 import { toLLMError, type ErrorContext } from "./toLLMError.js";
 import type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult } from "./types.js";
@@ -19,30 +19,32 @@ export class LLM implements BaseLLM {
   readonly provider: Provider;
   /** The model name the provider knows (without "provider/"). */
   readonly modelName: string;
-  private readonly options: ResolvedLLMOptions;
+  // ES private (#) rather than TypeScript `private`: they hold the API key, and JSON.stringify or
+  // console.log of an LLM (or of an agent holding one) must not print it.
+  readonly #options: ResolvedLLMOptions;
+  // Built on first call, so agents can be constructed offline and before the env is set.
+  #built: { model: LanguageModel; errorContext: ErrorContext } | undefined;
   private readonly id: ModelId;
   private readonly stop: string[];
-  // Built on first call, so agents can be constructed offline and before the env is set.
-  private built: { model: LanguageModel; connection: ProviderConnection } | undefined;
 
   constructor(options: LLMOptions) {
-    this.options = parseLLMOptions(options);
-    this.id = parseModelId(this.options.model);
-    if (this.id.provider === "openai-compatible" && this.options.baseURL === undefined) {
+    this.#options = parseLLMOptions(options);
+    this.id = parseModelId(this.#options.model);
+    if (this.id.provider === "openai-compatible" && this.#options.baseURL === undefined) {
       throw new LLMOptionsError(
-        `Invalid LLM options: baseURL: required for "${this.options.model}": an openai-compatible model needs the server address, e.g. baseURL: "http://localhost:8000/v1".`,
+        `Invalid LLM options: baseURL: required for "${this.#options.model}": an openai-compatible model needs the server address, e.g. baseURL: "http://localhost:8000/v1".`,
       );
     }
     this.provider = this.id.provider;
     this.modelName = this.id.name;
     this.model = `${this.id.provider}/${this.id.name}`;
-    const stop = this.options.stop;
+    const stop = this.#options.stop;
     this.stop = stop === undefined ? [] : typeof stop === "string" ? [stop] : [...stop];
   }
 
   /** Whether the model calls tools natively (the `functionCalling` option overrides the guess). */
   supportsFunctionCalling(): boolean {
-    return this.options.functionCalling ?? supportsToolCalling(this.id);
+    return this.#options.functionCalling ?? supportsToolCalling(this.id);
   }
 
   /** False for OpenAI reasoning models (o1, o3, o4-mini, gpt-5), which reject stop sequences. */
@@ -52,17 +54,16 @@ export class LLM implements BaseLLM {
 
   /** Usable context size in tokens: 85% of the model's window, as CrewAI. */
   contextWindowSize(): number {
-    return usableContextWindow(this.options.contextWindow ?? contextWindowOf(this.id.name));
+    return usableContextWindow(this.#options.contextWindow ?? contextWindowOf(this.id.name));
   }
 
   /** Calls the model once (retrying transient failures); streams when `options.stream` or the `stream` option is set. */
   async call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
     if (options.signal?.aborted) throw abortReason(options.signal);
     const callId = options.callId ?? randomUUID();
-    const { model, connection } = this.build();
+    const { model, errorContext: ctx } = this.build();
     const request = this.request(model, messages, options);
-    const stream = options.stream ?? this.options.stream;
-    const ctx = this.errorContext(connection);
+    const stream = options.stream ?? this.#options.stream;
     let streamed = false;
     return withRetries(
       async () => {
@@ -73,9 +74,9 @@ export class LLM implements BaseLLM {
         } : undefined);
       },
       {
-        maxRetries: this.options.maxRetries,
-        baseDelayMs: this.options.retry.baseDelayMs,
-        maxDelayMs: this.options.retry.maxDelayMs,
+        maxRetries: this.#options.maxRetries,
+        baseDelayMs: this.#options.retry.baseDelayMs,
+        maxDelayMs: this.#options.retry.maxDelayMs,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
         // Text already handed to onToken cannot be taken back: a stream that broke midway is not replayed.
         canRetry: () => !streamed,
@@ -107,19 +108,21 @@ export class LLM implements BaseLLM {
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.options.timeoutMs);
+    }, this.#options.timeoutMs);
     // A listener removed after each attempt rather than AbortSignal.any: a long-lived user signal
     // (one per agent run) would otherwise collect a combined signal per call until GC.
     const userSignal = options.signal;
     const onUserAbort = () => controller.abort(userSignal?.reason);
     userSignal?.addEventListener("abort", onUserAbort, { once: true });
+    // A listener added to an already-aborted signal never fires: the request would run to the timeout.
+    if (userSignal?.aborted) onUserAbort();
     try {
       return onDelta === undefined ? await completeText(request, controller.signal) : await streamCompletion(request, controller.signal, onDelta);
     } catch (error) {
       if (userSignal?.aborted) throw abortReason(userSignal);
       if (timedOut) {
         throw new LLMTimeoutError(
-          `${ctx.provider}/${ctx.model}: no answer within ${this.options.timeoutMs} ms (timeoutMs). Raise timeoutMs, shorten the prompt, or check that the server is not overloaded.`,
+          `${ctx.provider}/${ctx.model}: no answer within ${this.#options.timeoutMs} ms (timeoutMs). Raise timeoutMs, shorten the prompt, or check that the server is not overloaded.`,
           { provider: ctx.provider, model: ctx.model, cause: error },
         );
       }
@@ -147,30 +150,35 @@ export class LLM implements BaseLLM {
     const stop = [...new Set([...this.stop, ...(options.stop ?? [])])];
     // Reasoning models reject `stop` and `temperature`; the agent truncates at stop words itself.
     if (stop.length > 0 && !reasoning) request.stopSequences = stop;
-    if (this.options.temperature !== undefined && !reasoning) request.temperature = this.options.temperature;
-    if (this.options.maxTokens !== undefined) request.maxOutputTokens = this.options.maxTokens;
+    if (this.#options.temperature !== undefined && !reasoning) request.temperature = this.#options.temperature;
+    if (this.#options.maxTokens !== undefined) request.maxOutputTokens = this.#options.maxTokens;
     return request;
   }
 
-  private build(): { model: LanguageModel; connection: ProviderConnection } {
-    if (this.built) return this.built;
-    const connection = resolveConnection(this.id, this.options);
+  private build(): { model: LanguageModel; errorContext: ErrorContext } {
+    if (this.#built) return this.#built;
+    const connection = resolveConnection(this.id, this.#options);
     if (connection.apiKeyRequired && connection.apiKey === undefined) {
       throw new LLMAuthenticationError(
-        `${this.model}: no API key. Set ${connection.apiKeyEnvVar ?? "the API key env var"} in the environment, or pass apiKey to new LLM({ ... }).`,
+        `${this.model}: no API key. Set ${connection.apiKeyEnvVar} in the environment, or pass apiKey to new LLM({ ... }).`,
         { provider: this.id.provider, model: this.id.name },
       );
     }
-    this.built = { model: createProviderModel(this.id, connection, this.options.headers), connection };
-    return this.built;
-  }
-
-  private errorContext(connection: ProviderConnection): ErrorContext {
-    return {
+    const errorContext: ErrorContext = {
       provider: this.id.provider,
       model: this.id.name,
-      secrets: [connection.apiKey],
-      ...(connection.apiKeyEnvVar !== undefined ? { apiKeyEnvVar: connection.apiKeyEnvVar } : {}),
+      secrets: [connection.apiKey, ...credentialHeaderValues(this.#options.headers)],
+      apiKeyEnvVar: connection.apiKeyEnvVar,
     };
+    this.#built = { model: createProviderModel(this.id, connection, this.#options.headers), errorContext };
+    return this.#built;
   }
+}
+
+const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|x-api-key|api-key)$/i;
+
+// Keys passed as headers (Azure's api-key, a gateway's Authorization) are redacted like apiKey.
+function credentialHeaderValues(headers: Record<string, string> | undefined): string[] {
+  if (headers === undefined) return [];
+  return Object.entries(headers).flatMap(([name, value]) => (CREDENTIAL_HEADER.test(name) ? [value, value.replace(/^Bearer\s+/i, "")] : []));
 }

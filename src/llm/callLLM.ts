@@ -13,7 +13,8 @@ export async function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LL
   const callId = options.callId ?? randomUUID();
   const source = options.source ?? {};
   if (eventBus.hasListeners("llm_call_started")) {
-    eventBus.emit("llm_call_started", { ...source, callId, model: llm.model, messages, tools: options.tools?.map((tool) => tool.name) ?? [] });
+    // A copy: callers keep appending to their message list, and a listener must see what was sent.
+    eventBus.emit("llm_call_started", { ...source, callId, model: llm.model, messages: [...messages], tools: options.tools?.map((tool) => tool.name) ?? [] });
   }
   const started = performance.now();
   let result: LLMResult;
@@ -52,8 +53,7 @@ function normalizeResult(value: unknown, llm: BaseLLM): LLMResult {
   const result = value as Partial<LLMResult>;
   if (result.text !== undefined && typeof result.text !== "string") throw invalidResult(llm, `text is ${typeof result.text}`);
   if (result.toolCalls !== undefined && !Array.isArray(result.toolCalls)) throw invalidResult(llm, "toolCalls is not an array");
-  const normalized: LLMResult = { ...result, text: result.text ?? "", usage: normalizeUsage(result.usage) };
-  return normalized;
+  return { ...result, text: result.text ?? "", usage: normalizeUsage(result.usage) };
 }
 
 function normalizeUsage(usage: Partial<TokenUsage> | undefined): TokenUsage {

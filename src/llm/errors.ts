@@ -24,6 +24,8 @@ export class LLMError extends Error {
   readonly retryAfterMs?: number;
   /** How many attempts were made before giving up (set by the retry loop). */
   attempts = 1;
+  /** Whether errors of this class are retried when the options do not say. */
+  protected static readonly retryableByDefault: boolean = false;
 
   constructor(message: string, options: LLMErrorOptions) {
     // Redacted here too, so no subclass or caller can surface a key by accident.
@@ -31,7 +33,7 @@ export class LLMError extends Error {
     this.provider = options.provider;
     this.model = options.model;
     if (options.status !== undefined) this.status = options.status;
-    this.retryable = options.retryable ?? false;
+    this.retryable = options.retryable ?? new.target.retryableByDefault;
     this.cause = options.cause;
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
@@ -54,33 +56,25 @@ export class LLMAuthenticationError extends LLMError {
 /** 429: too many requests (retried), or an exhausted quota (not retried). */
 export class LLMRateLimitError extends LLMError {
   override name = "LLMRateLimitError";
-  constructor(message: string, options: LLMErrorOptions) {
-    super(message, { retryable: true, ...options });
-  }
+  protected static override readonly retryableByDefault = true;
 }
 
 /** 5xx: the provider failed. Retried. */
 export class LLMServerError extends LLMError {
   override name = "LLMServerError";
-  constructor(message: string, options: LLMErrorOptions) {
-    super(message, { retryable: true, ...options });
-  }
+  protected static override readonly retryableByDefault = true;
 }
 
 /** The attempt took longer than `timeoutMs` (or the server answered 408). Retried. */
 export class LLMTimeoutError extends LLMError {
   override name = "LLMTimeoutError";
-  constructor(message: string, options: LLMErrorOptions) {
-    super(message, { retryable: true, ...options });
-  }
+  protected static override readonly retryableByDefault = true;
 }
 
 /** The provider could not be reached (refused, reset, DNS). Retried. */
 export class LLMConnectionError extends LLMError {
   override name = "LLMConnectionError";
-  constructor(message: string, options: LLMErrorOptions) {
-    super(message, { retryable: true, ...options });
-  }
+  protected static override readonly retryableByDefault = true;
 }
 
 /** A 4xx other than 401/403/408/429, or a request the SDK refused to send. Not retried (409 is). */

@@ -23,7 +23,6 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 export { emptyUsageMetrics, addToUsageMetrics, type UsageMetrics } from "./UsageMetrics.js";
 export {
   emptyUsage,
-  addUsage,
   type BaseLLM,
   type CallSource,
   type ChatMessage,

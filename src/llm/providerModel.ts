@@ -11,7 +11,7 @@ export interface ProviderConnection {
   /** Key to send, or undefined when the provider needs none (ollama, many compatible servers). */
   apiKey: string | undefined;
   /** Env var a missing or rejected key should be set in. */
-  apiKeyEnvVar: string | undefined;
+  apiKeyEnvVar: string;
   /** Whether a call without a key cannot succeed (then it fails before any request). */
   apiKeyRequired: boolean;
 }
@@ -26,43 +26,27 @@ export const API_KEY_ENV: Record<Provider, string> = {
 
 const DEFAULT_OLLAMA_HOST = "http://localhost:11434";
 
+// Env vars naming the server of the hosted providers, used when no baseURL is given.
+const BASE_URL_ENV = { openai: "OPENAI_BASE_URL", anthropic: "ANTHROPIC_BASE_URL" } as const;
+
 /**
  * Resolves address and key from options, then env (OPENAI_API_KEY / OPENAI_BASE_URL,
- * ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OLLAMA_HOST, OPENAI_COMPATIBLE_API_KEY). Read at call
- * time, so an agent can be built before the env is set.
+ * ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OLLAMA_HOST / OLLAMA_API_KEY, OPENAI_COMPATIBLE_API_KEY).
+ * Read at call time, so an agent can be built before the env is set.
  */
 export function resolveConnection(id: ModelId, options: { baseURL?: string | undefined; apiKey?: string | undefined }): ProviderConnection {
-  const env = process.env;
-  const envKey = (name: string) => (env[name] === "" ? undefined : env[name]);
+  const env = (name: string) => (process.env[name] === "" ? undefined : process.env[name]);
+  const apiKeyEnvVar = API_KEY_ENV[id.provider];
+  const apiKey = options.apiKey ?? env(apiKeyEnvVar);
   switch (id.provider) {
     case "openai":
-      return {
-        baseURL: options.baseURL ?? envKey("OPENAI_BASE_URL"),
-        apiKey: options.apiKey ?? envKey("OPENAI_API_KEY"),
-        apiKeyEnvVar: API_KEY_ENV.openai,
-        apiKeyRequired: true,
-      };
     case "anthropic":
-      return {
-        baseURL: options.baseURL ?? envKey("ANTHROPIC_BASE_URL"),
-        apiKey: options.apiKey ?? envKey("ANTHROPIC_API_KEY"),
-        apiKeyEnvVar: API_KEY_ENV.anthropic,
-        apiKeyRequired: true,
-      };
+      return { baseURL: options.baseURL ?? env(BASE_URL_ENV[id.provider]), apiKey, apiKeyEnvVar, apiKeyRequired: true };
     case "ollama":
-      return {
-        baseURL: ollamaBaseURL(options.baseURL ?? envKey("OLLAMA_HOST") ?? DEFAULT_OLLAMA_HOST),
-        apiKey: options.apiKey ?? envKey("OLLAMA_API_KEY"),
-        apiKeyEnvVar: undefined,
-        apiKeyRequired: false,
-      };
+      return { baseURL: ollamaBaseURL(options.baseURL ?? env("OLLAMA_HOST") ?? DEFAULT_OLLAMA_HOST), apiKey, apiKeyEnvVar, apiKeyRequired: false };
     case "openai-compatible":
-      return {
-        baseURL: options.baseURL,
-        apiKey: options.apiKey ?? envKey("OPENAI_COMPATIBLE_API_KEY"),
-        apiKeyEnvVar: API_KEY_ENV["openai-compatible"],
-        apiKeyRequired: false,
-      };
+      // Local servers usually need no key; one that does answers 401, which names the env var.
+      return { baseURL: options.baseURL, apiKey, apiKeyEnvVar, apiKeyRequired: false };
   }
 }
 
@@ -98,7 +82,8 @@ export function createProviderModel(id: ModelId, connection: ProviderConnection,
       return createOpenAICompatible({
         ...common,
         name: id.provider,
-        baseURL: connection.baseURL ?? DEFAULT_OLLAMA_HOST,
+        // Always set: the LLM constructor requires it for openai-compatible, and ollama has a default.
+        baseURL: connection.baseURL ?? ollamaBaseURL(DEFAULT_OLLAMA_HOST),
         // Without it, streamed answers report no token usage.
         includeUsage: true,
       }).chatModel(id.name);

@@ -13,10 +13,9 @@ const KEY_PATTERNS: [RegExp, string][] = [
   [/\b(x-api-key|api[_-]?key)(["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=*-]{6,}/gi, `$1$2${REDACTED}`],
 ];
 
-// Short values would turn ordinary words into "[redacted]"; real keys are far longer.
-const MIN_SECRET_LENGTH = 4;
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+// Placeholder keys of local servers ("EMPTY" for vLLM, "ollama", "none") are not secrets, and
+// redacting them would mangle every message that mentions them; real keys are far longer.
+const MIN_SECRET_LENGTH = 8;
 
 /**
  * Removes API keys from `text`: the given secrets, the keys found in the provider env vars, and
@@ -24,29 +23,41 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
  */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
-  const known = [...secrets, ...API_KEY_ENV_VARS.map((name) => process.env[name])];
-  for (const secret of known) {
-    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) continue;
-    out = out.replace(new RegExp(escapeRegExp(secret), "g"), REDACTED);
+  for (const secret of [...secrets, ...API_KEY_ENV_VARS.map((name) => process.env[name])]) {
+    if (secret !== undefined && secret.length >= MIN_SECRET_LENGTH) out = out.replaceAll(secret, REDACTED);
   }
   for (const [pattern, replacement] of KEY_PATTERNS) out = out.replace(pattern, replacement);
   return out;
 }
 
+// How far down `cause` chains and parsed bodies scrubbing goes; SDK errors nest two or three deep.
+const MAX_DEPTH = 5;
+
 /**
- * Redacts, in place, the texts an error carries (message, stack, provider response body), so that
- * logging it, its `cause` included, never prints a key.
+ * Redacts, in place, the texts an error carries (message, stack, the provider's response body and
+ * its parsed `data`), down its `cause` chain, so that logging it never prints a key.
  */
 export function scrubError(error: unknown, secrets: readonly (string | undefined)[] = []): void {
-  if (typeof error !== "object" || error === null) return;
-  const record = error as Record<string, unknown>;
-  for (const field of ["message", "stack", "responseBody"]) {
-    const value = record[field];
-    if (typeof value !== "string") continue;
-    try {
-      record[field] = redactSecrets(value, secrets);
-    } catch {
-      // A frozen or getter-only field cannot hold a key we put there; leave it.
+  for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < MAX_DEPTH; depth++) {
+    const record = current as Record<string, unknown>;
+    for (const field of ["message", "stack", "responseBody", "data"]) {
+      if (record[field] === undefined) continue;
+      try {
+        record[field] = redactValue(record[field], secrets, 0);
+      } catch {
+        // A frozen or getter-only field cannot hold a key we put there; leave it.
+      }
     }
+    current = record.cause;
   }
+}
+
+// Strings anywhere in a JSON-like value (the provider's parsed error body), redacted into a copy.
+function redactValue(value: unknown, secrets: readonly (string | undefined)[], depth: number): unknown {
+  if (typeof value === "string") return redactSecrets(value, secrets);
+  if (typeof value !== "object" || value === null || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = redactValue(item, secrets, depth + 1);
+  return out;
 }

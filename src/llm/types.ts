@@ -75,11 +75,3 @@ export interface BaseLLM {
 export function emptyUsage(): TokenUsage {
   return { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 }
-
-/** Adds `b` into `a` in place and returns `a`. */
-export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  a.promptTokens += b.promptTokens;
-  a.completionTokens += b.completionTokens;
-  a.totalTokens += b.totalTokens;
-  return a;
-}

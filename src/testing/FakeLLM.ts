@@ -1,6 +1,9 @@
+import { abortReason, sleep } from "../llm/retry.js";
 import type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult, TokenUsage, ToolCall } from "../llm/types.js";
+import { cutAtStopSequence } from "./cutAtStopSequence.js";
+import { textDeltas } from "./mockServer/wireProtocol.js";
 
-/** A scripted tool call; `id` defaults to `call_<n>`. */
+/** A scripted tool call; `id` defaults to `call_<call index>_<position>`, e.g. "call_0_0". */
 export interface FakeToolCall {
   id?: string;
   name: string;
@@ -64,37 +67,40 @@ export class FakeLLM implements BaseLLM {
     this.model = options.model ?? "fake/fake-llm";
   }
 
+  /** The `functionCalling` option (default false: agents use the text ReAct protocol). */
   supportsFunctionCalling(): boolean {
     return this.options.functionCalling ?? false;
   }
 
+  /** Always true: scripted text is cut at the call's stop words, as a real model stops there. */
   supportsStopWords(): boolean {
     return true;
   }
 
+  /** The `contextWindow` option (default 128,000). */
   contextWindowSize(): number {
     return this.options.contextWindow ?? 128_000;
   }
 
+  /** Answers with the next scripted (or computed) response; an aborted signal rejects the call as LLM's does. */
   async call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+    // Like LLM.call: a call whose signal is already aborted sends (and records) nothing.
+    if (options.signal?.aborted) throw abortReason(options.signal);
     const callIndex = this.calls.length;
     const snapshot = messages.map((m) => ({ ...m }));
     this.calls.push({ messages: snapshot, options });
     const response = await this.next(snapshot, callIndex, options);
-    if (this.options.latencyMs) await delay(this.options.latencyMs, options.signal);
+    if (this.options.latencyMs) await sleep(this.options.latencyMs, options.signal);
     if (response instanceof Error) throw response;
-    const spec = typeof response === "string" ? { text: response } : response;
-    let text = spec.text ?? "";
-    for (const stop of options.stop ?? []) {
-      const at = stop ? text.indexOf(stop) : -1;
-      if (at >= 0) text = text.slice(0, at);
-    }
+    const spec = toSpec(response, callIndex);
+    const { text } = cutAtStopSequence(spec.text ?? "", options.stop ?? []);
     const toolCalls: ToolCall[] | undefined = spec.toolCalls?.map((c, i) => ({
       id: c.id ?? `call_${callIndex}_${i}`,
       name: c.name,
       arguments: c.arguments,
     }));
-    if (options.stream && options.onToken && text) options.onToken(text);
+    // Word-sized deltas, as a real stream delivers them.
+    if (options.stream && options.onToken) for (const delta of textDeltas(text)) options.onToken(delta);
     const promptTokens = spec.usage?.promptTokens ?? this.options.usage?.promptTokens ?? estimateTokens(snapshot.map((m) => m.content).join("\n"));
     const completionTokens = spec.usage?.completionTokens ?? this.options.usage?.completionTokens ?? estimateTokens(text);
     const totalTokens = spec.usage?.totalTokens ?? this.options.usage?.totalTokens ?? promptTokens + completionTokens;
@@ -113,23 +119,17 @@ export class FakeLLM implements BaseLLM {
 
   private async next(messages: ChatMessage[], callIndex: number, options: LLMCallOptions): Promise<FakeResponse> {
     if (typeof this.script === "function") return this.script(messages, callIndex, options);
-    const response = this.script[callIndex];
-    if (response === undefined) throw new FakeLLMExhaustedError(this.script.length, messages);
-    return response;
+    if (callIndex >= this.script.length) throw new FakeLLMExhaustedError(this.script.length, messages);
+    return this.script[callIndex] as FakeResponse;
   }
 }
 
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+// A responder that forgot to return (or a hole in the script) gets a message, not a TypeError from deep inside.
+function toSpec(response: unknown, callIndex: number): Exclude<FakeResponse, string | Error> {
+  if (typeof response === "string") return { text: response };
+  if (typeof response === "object" && response !== null) return response;
+  throw new TypeError(
+    `FakeLLM response for call #${callIndex + 1} must be a string, an Error or { text?, toolCalls?, usage? }, ` +
+      `got ${response === null ? "null" : typeof response}. A responder function must return (or resolve to) one of these.`,
+  );
 }

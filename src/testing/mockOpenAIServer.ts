@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { REDACTED } from "../llm/redact.js";
 import { anthropicProtocol } from "./mockServer/anthropicProtocol.js";
 import { openaiModelList, openaiProtocol } from "./mockServer/openaiProtocol.js";
 import { echoResponse, toScriptedAnswer } from "./mockServer/scriptedAnswer.js";
@@ -10,7 +11,6 @@ import type { CompletionRequest, ScriptedAnswer, WireProtocol } from "./mockServ
 export type { MockFault, MockOpenAIServer, MockRequest, MockResponder, MockResponse, MockServerOptions } from "./mockServer/types.js";
 
 const DEFAULT_MODEL = "mock-model";
-const REDACTED = "[redacted]";
 // Headers that carry credentials; recorded requests end up in test output and logs.
 const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "x-api-key", "api-key"]);
 

@@ -24,8 +24,9 @@ export abstract class BaseTool<S extends z.ZodType = z.ZodType> {
   abstract readonly description: string;
   /** Schema of the arguments: an object schema such as `z.object({ query: z.string() })`. */
   abstract readonly schema: S;
+  // Method syntax keeps the argument type bivariant, so a BaseTool<typeof schema> fits in a BaseTool[].
   /** Decides whether a result may be cached (default: always). */
-  cacheFunction?: (args: z.infer<S>, result: unknown) => boolean;
+  cacheFunction?(this: void, args: z.infer<S>, result: unknown): boolean;
   /** When true, the tool's result becomes the agent's final answer. */
   resultAsAnswer = false;
   /** How many times the tool may be used; unset means unlimited. */
@@ -132,6 +133,10 @@ export abstract class BaseTool<S extends z.ZodType = z.ZodType> {
       throw new ToolError(
         `Tool "${name}": maxUsageCount must be a positive integer, got ${kindOf(max)}. Leave it unset for unlimited use.`,
       );
+    }
+    const resultAsAnswer: unknown = this.resultAsAnswer;
+    if (typeof resultAsAnswer !== "boolean") {
+      throw new ToolError(`Tool "${name}": resultAsAnswer must be true or false, got ${kindOf(resultAsAnswer)}.`);
     }
     const cacheFunction: unknown = this.cacheFunction;
     if (cacheFunction !== undefined && typeof cacheFunction !== "function") {

@@ -2,8 +2,11 @@ import { stableStringify } from "./stableStringify.js";
 
 /** Stores tool outputs by tool name and arguments, so a repeated call can skip running the tool (CrewAI's CacheHandler). */
 export interface ToolCache {
+  /** The output cached for this tool and these arguments, or undefined. */
   get(toolName: string, args: Record<string, unknown>): string | undefined;
+  /** Caches the output of a call. */
   set(toolName: string, args: Record<string, unknown>, output: string): void;
+  /** Forgets every cached output. */
   clear(): void;
 }
 

@@ -2,6 +2,7 @@ import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { eventBus } from "../events/index.js";
 import type { EventPayloads, EventSource, EventType } from "../events/index.js";
+import { redactSecrets } from "../llm/redact.js";
 import type { ToolSpec } from "../llm/types.js";
 import { BaseTool } from "./BaseTool.js";
 import {
@@ -276,7 +277,9 @@ function toObservationText(value: unknown): string {
   }
 }
 
+// Tool errors reach the model's provider, events and logs: an API key a tool put in its error
+// (a failed URL with ?api_key=..., an echoed header) is removed first.
 function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return typeof error === "string" ? error : stableStringify(error);
+  const text = error instanceof Error ? error.message || error.name : typeof error === "string" ? error : stableStringify(error);
+  return redactSecrets(text);
 }

@@ -30,7 +30,8 @@ class FunctionTool<S extends z.ZodType> extends BaseTool<S> {
     this.schema = def.schema;
     this.execute = def.execute;
     this.cacheFunction = def.cacheFunction;
-    this.resultAsAnswer = def.resultAsAnswer ?? false;
+    // Kept as given (not defaulted with ??) so validate() can reject a non-boolean.
+    if (def.resultAsAnswer !== undefined) this.resultAsAnswer = def.resultAsAnswer;
     this.maxUsageCount = def.maxUsageCount;
   }
 
@@ -52,13 +53,8 @@ export function tool<S extends z.ZodType>(def: ToolDefinition<S>): BaseTool<S> {
       `${label}: \`execute\` must be the function doing the work, e.g. execute: async ({ query }) => search(query).`,
     );
   }
-  if (def.cacheFunction !== undefined && typeof def.cacheFunction !== "function") {
-    throw new ToolError(`${label}: \`cacheFunction\` must be a function (args, result) => boolean, or left out.`);
-  }
-  if (def.resultAsAnswer !== undefined && typeof def.resultAsAnswer !== "boolean") {
-    throw new ToolError(`${label}: \`resultAsAnswer\` must be true or false, or left out.`);
-  }
   const built = new FunctionTool(def);
+  // The rest (name, description, schema, the options) is what every BaseTool checks on first use.
   built.validate();
   return built;
 }

@@ -1,25 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { eventBus, type CrewtsEvent } from "../../src/events/index.js";
-import { callLLM, LLMServerError, type BaseLLM, type LLMResult } from "../../src/llm/index.js";
+import { callLLM, LLMServerError, type BaseLLM, type ChatMessage, type LLMResult } from "../../src/llm/index.js";
 import { FakeLLM } from "../../src/testing/FakeLLM.js";
-import { startMockOpenAIServer, type MockOpenAIServer } from "../../src/testing/mockOpenAIServer.js";
-import { PROVIDER_SETUPS, SECRET_KEY } from "./providerSetups.js";
+import { mockServerPerTest, PROVIDER_SETUPS, recordEvents, SECRET_KEY } from "./providerSetups.js";
 
-let server: MockOpenAIServer | undefined;
-
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  eventBus.clear();
-});
-
-function recordEvents(): CrewtsEvent[] {
-  const events: CrewtsEvent[] = [];
-  eventBus.onAny((event) => {
-    events.push(event);
-  });
-  return events;
-}
+const startServer = mockServerPerTest();
 
 const source = { agentId: "a1", agentRole: "Researcher", taskId: "t1", crewId: "c1" };
 
@@ -39,7 +24,7 @@ describe("callLLM", () => {
   });
 
   it("emits llm_call_failed with the status and rethrows", async () => {
-    server = await startMockOpenAIServer({ responses: ["never"], faults: { 0: { status: 500 }, 1: { status: 500 } } });
+    const server = await startServer({ responses: ["never"], faults: { 0: { status: 500 }, 1: { status: 500 } } });
     const events = recordEvents();
     const llm = PROVIDER_SETUPS[0]!.create(server, { maxRetries: 1 });
     await expect(callLLM(llm, [{ role: "user", content: "go" }], { source })).rejects.toBeInstanceOf(LLMServerError);
@@ -62,12 +47,24 @@ describe("callLLM", () => {
   });
 
   it("builds no payload when nobody listens", async () => {
-    const llm = new FakeLLM(["ok"]);
+    const emit = vi.spyOn(eventBus, "emit");
+    const llm = new FakeLLM(["ok", new Error("down")]);
     await expect(callLLM(llm, [{ role: "user", content: "go" }])).resolves.toMatchObject({ text: "ok" });
+    await expect(callLLM(llm, [{ role: "user", content: "go" }])).rejects.toThrow("down");
+    expect(emit).not.toHaveBeenCalled();
+    emit.mockRestore();
+  });
+
+  it("reports the messages as sent, not as the caller's list grows afterwards", async () => {
+    const events = recordEvents();
+    const messages: ChatMessage[] = [{ role: "user", content: "go" }];
+    await callLLM(new FakeLLM(["ok"]), messages);
+    messages.push({ role: "assistant", content: "ok" });
+    expect((events[0] as CrewtsEvent<"llm_call_started">).messages).toEqual([{ role: "user", content: "go" }]);
   });
 
   it("emits completed events for streamed calls over HTTP, with usage", async () => {
-    server = await startMockOpenAIServer({ responses: [{ text: "streamed answer", usage: { promptTokens: 7, completionTokens: 3 } }] });
+    const server = await startServer({ responses: [{ text: "streamed answer", usage: { promptTokens: 7, completionTokens: 3 } }] });
     const events = recordEvents();
     const llm = PROVIDER_SETUPS[0]!.create(server, { stream: true });
     await callLLM(llm, [{ role: "user", content: "go" }], { source });

@@ -1,6 +1,9 @@
 import { vi } from "vitest";
+import { eventBus, type CrewtsEvent } from "../../src/events/index.js";
 import { LLM, type LLMOptions } from "../../src/llm/index.js";
-import type { MockOpenAIServer } from "../../src/testing/mockOpenAIServer.js";
+import type { MockOpenAIServer } from "../../src/testing/index.js";
+
+export { mockServerPerTest } from "../testing/mockServerPerTest.js";
 
 /** A key shaped like a real one, to prove it never leaks. */
 export const SECRET_KEY = "sk-test-SECRETKEY0123456789abcdef";
@@ -45,3 +48,12 @@ export const PROVIDER_SETUPS: ProviderSetup[] = [
     },
   },
 ];
+
+/** Records every event from now until the bus is cleared. */
+export function recordEvents(): CrewtsEvent[] {
+  const events: CrewtsEvent[] = [];
+  eventBus.onAny((event) => {
+    events.push(event);
+  });
+  return events;
+}

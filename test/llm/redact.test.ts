@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LLMError, redactSecrets } from "../../src/llm/index.js";
+import { scrubError } from "../../src/llm/redact.js";
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -20,6 +21,12 @@ describe("redactSecrets", () => {
     expect(redactSecrets("token plain-looking-token-42 refused")).toBe("token [redacted] refused");
   });
 
+  it("leaves placeholder keys of local servers alone, so messages naming them stay readable", () => {
+    vi.stubEnv("OLLAMA_API_KEY", "ollama");
+    vi.stubEnv("OPENAI_COMPATIBLE_API_KEY", "EMPTY");
+    expect(redactSecrets("ollama/llama3.1: HTTP 404, EMPTY response")).toBe("ollama/llama3.1: HTTP 404, EMPTY response");
+  });
+
   it("leaves ordinary text alone", () => {
     expect(redactSecrets("The task-runner asked for a skeleton.")).toBe("The task-runner asked for a skeleton.");
   });
@@ -28,3 +35,15 @@ describe("redactSecrets", () => {
     expect(new LLMError("boom sk-abcdefghijklmnopqrstu", { provider: "openai", model: "m" }).message).toBe("boom [redacted]");
   });
 });
+
+describe("scrubError", () => {
+  it("redacts message, stack, response body and parsed data down the cause chain", () => {
+    const secret = "my-long-secret-value-42";
+    const inner = Object.assign(new Error(`socket said ${secret}`), { data: { error: { message: `bad key ${secret}`, codes: [secret] } } });
+    const outer = Object.assign(new Error("call failed", { cause: inner }), { responseBody: `{"key":"${secret}"}` });
+    scrubError(outer, [secret]);
+    expect(JSON.stringify([outer.message, outer.stack, outer.responseBody, inner.message, inner.stack, inner.data])).not.toContain(secret);
+    expect(inner.data.error.message).toBe("bad key [redacted]");
+  });
+});
+

@@ -70,10 +70,6 @@ describe("LLM options", () => {
   it("requires a baseURL for openai-compatible", () => {
     expect(() => new LLM({ model: "openai-compatible/my-model" })).toThrow(/baseURL/);
   });
-
-  it("accepts a single stop string", () => {
-    expect(() => new LLM({ model: "openai/gpt-4o", stop: "END" })).not.toThrow();
-  });
 });
 
 describe("capabilities", () => {

@@ -73,6 +73,21 @@ describe("BaseTool subclass", () => {
     expect(await search.run({ query: "crewai", limit: 2 })).toBe("2 results for crewai");
   });
 
+  it("fits in a BaseTool[] whatever its schema, with or without a cacheFunction (checked by tsc)", () => {
+    class CachedSearch extends SearchTool {
+      override cacheFunction = (args: z.infer<typeof searchSchema>): boolean => args.query !== "";
+    }
+    const tools: BaseTool[] = [new SearchTool(), new CachedSearch(), multiplier];
+    expect(tools.map((t) => t.sanitizedName)).toEqual(["web_search", "web_search", "multiplier"]);
+  });
+
+  it("rejects a resultAsAnswer that is not a boolean on first use", () => {
+    class Sloppy extends SearchTool {
+      override resultAsAnswer = "yes" as unknown as boolean;
+    }
+    expect(() => new Sloppy().validate()).toThrow(/Tool "Web Search": resultAsAnswer must be true or false/);
+  });
+
   it("explains a missing name or description on first use, naming the class", () => {
     class Nameless extends BaseTool<typeof searchSchema> {
       name = "";

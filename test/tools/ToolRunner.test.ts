@@ -173,6 +173,16 @@ describe("ToolRunner", () => {
     expect(once.execute).toHaveBeenCalledTimes(1);
   });
 
+  it("removes API keys from a tool's error before the model and the events see it", async () => {
+    const events: CrewtsEvent<"tool_usage_error">[] = [];
+    offs.push(eventBus.on("tool_usage_error", (e) => void events.push(e)));
+    const { tool: t } = failing(Infinity, new Error("GET https://api.example.com/v1?api_key=abcdef1234567890 failed with 403"));
+    const result = await new ToolRunner([t], { maxAttempts: 1 }).run({ name: "flaky_service", arguments: { id: "a" } });
+    expect(result.output).toContain("api_key=[redacted] failed with 403");
+    expect(JSON.stringify(events)).not.toContain("abcdef1234567890");
+    expect(events).toHaveLength(1);
+  });
+
   it("returns the result of a flaky tool that succeeds on its second attempt", async () => {
     const { tool: t, execute } = failing(1);
     const runner = new ToolRunner([t]);

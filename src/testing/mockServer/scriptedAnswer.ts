@@ -1,3 +1,4 @@
+import { cutAtStopSequence } from "../cutAtStopSequence.js";
 import type { MockResponse } from "./types.js";
 import { isRecord } from "./wireProtocol.js";
 import type { CompletionRequest, ScriptedAnswer } from "./wireProtocol.js";
@@ -15,18 +16,7 @@ export function toScriptedAnswer(response: MockResponse, request: CompletionRequ
   if (!isRecord(spec)) {
     throw new TypeError(`a scripted response must be a string or { text?, toolCalls?, usage? }, got ${JSON.stringify(response)}`);
   }
-  // Like a real API, generation ends at the earliest stop sequence and the sequence itself is not returned.
-  let text = typeof spec.text === "string" ? spec.text : "";
-  let stopSequence: string | undefined;
-  let cut = -1;
-  for (const stop of request.stopSequences) {
-    const at = stop ? text.indexOf(stop) : -1;
-    if (at >= 0 && (cut < 0 || at < cut)) {
-      cut = at;
-      stopSequence = stop;
-    }
-  }
-  if (cut >= 0) text = text.slice(0, cut);
+  const { text, stopSequence } = cutAtStopSequence(typeof spec.text === "string" ? spec.text : "", request.stopSequences);
 
   const toolCalls = (spec.toolCalls ?? []).map((call, i) => {
     if (!isRecord(call) || typeof call.name !== "string") {

@@ -1,0 +1,340 @@
+import { randomUUID } from "node:crypto";
+import type { Agent } from "../agent/Agent.js";
+import { RpmLimiter } from "../agent/RpmLimiter.js";
+import { eventBus } from "../events/EventBus.js";
+import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
+import { interpolate, type Task, type TaskOutput } from "../task/index.js";
+import { InMemoryToolCache } from "../tools/ToolCache.js";
+import { CrewOutput } from "./CrewOutput.js";
+import { crewOptionsSchema, type CrewOptions, type KickoffInputs } from "./CrewOptions.js";
+import { CrewMemoryError, CrewValidationError } from "./errors.js";
+import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
+import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
+import { KickoffScope } from "./KickoffScope.js";
+import { mapConcurrent } from "./mapConcurrent.js";
+import { Process } from "./Process.js";
+import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
+import { TaskLogFile } from "./TaskLogFile.js";
+import { loadTrainedAgents, trainCrew, trainedInstructionsFor, TRAINED_AGENTS_DATA_FILE, type TrainCrewOptions, type TrainingResult } from "./training.js";
+import { applyPlans, planTasks } from "./planning.js";
+import { SQLiteTaskOutputStore } from "../storage/SQLiteTaskOutputStore.js";
+import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
+import { CrewReplayError } from "./errors.js";
+import { TaskOutput as TaskOutputClass } from "../task/TaskOutput.js";
+import { validateCrew } from "./validation.js";
+
+/** How many crew copies `kickoffForEach` runs at once unless told otherwise. */
+export const DEFAULT_FOR_EACH_CONCURRENCY = 4;
+
+/** What `crew.resetMemories` can clear: CrewAI's kinds ("memory" and "agent_knowledge" are its newest names). */
+export type MemoryKind = "short" | "long" | "entity" | "external" | "memory" | "knowledge" | "agent_knowledge" | "kickoff_outputs" | "all";
+
+const MEMORY_KINDS: Record<MemoryKind, string> = {
+  short: "Short-term memory",
+  long: "Long-term memory",
+  entity: "Entity memory",
+  external: "External memory",
+  memory: "Memory",
+  knowledge: "Crew knowledge",
+  agent_knowledge: "Agent knowledge",
+  kickoff_outputs: "Task output",
+  all: "All memory",
+};
+
+// Options accepted now and activated by later work; each warns once per process when used.
+const INACTIVE_OPTIONS = ["memory", "embedder", "knowledgeSources"] as const;
+const warned = new Set<string>();
+
+/** A group of agents working through tasks together, in order or under a manager (CrewAI's Crew). */
+export class Crew {
+  readonly id: string = randomUUID();
+  readonly name: string;
+  readonly agents: Agent[];
+  readonly tasks: Task[];
+  readonly process: Process;
+  /** The options as given. */
+  readonly options: Readonly<CrewOptions>;
+  /** Tokens used by the last kickoff (by all of kickoffForEach's runs, summed). */
+  usageMetrics: UsageMetrics = emptyUsageMetrics();
+  /** The manager of a hierarchical crew, once the first kickoff has created it. */
+  manager?: Agent;
+  // Shared by the copies kickoffForEach runs, so maxRpm holds for the whole batch.
+  private rpmLimiter: RpmLimiter | undefined;
+  // The outputs of the latest kickoff, for replay; shared with the copies kickoffForEach makes.
+  private taskOutputStore: TaskOutputStore;
+  private readonly logFile: TaskLogFile | undefined;
+
+  constructor(options: CrewOptions) {
+    const parsed = crewOptionsSchema.safeParse(options);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+      throw new CrewValidationError(`Invalid Crew options: ${issues.join("; ")}.`, "invalid_options");
+    }
+    this.options = { ...options };
+    this.name = options.name ?? "crew";
+    this.agents = [...options.agents];
+    this.tasks = [...options.tasks];
+    this.process = options.process ?? Process.sequential;
+    validateCrew({ agents: this.agents, tasks: this.tasks, process: this.process, managerLLM: options.managerLLM, managerAgent: options.managerAgent });
+    this.rpmLimiter = options.maxRpm !== undefined ? new RpmLimiter(options.maxRpm) : undefined;
+    this.logFile = options.outputLogFile ? new TaskLogFile(options.outputLogFile) : undefined;
+    this.taskOutputStore = options.taskOutputStore ?? new SQLiteTaskOutputStore();
+    for (const key of INACTIVE_OPTIONS) {
+      if (options[key] !== undefined && !warned.has(key)) {
+        warned.add(key);
+        process.emitWarning(`Crew option "${key}" is accepted but has no effect in this crewts version yet.`, { code: "CREWTS_INACTIVE_OPTION" });
+      }
+    }
+  }
+
+  /**
+   * Runs the crew: before-kickoff hooks, inputs filled into tasks and agents, the process, then the
+   * after-kickoff hooks. Tools are cached across agents for this kickoff only. Emits
+   * crew_kickoff_started, then crew_kickoff_completed or crew_kickoff_failed (and rethrows).
+   */
+  async kickoff(inputs?: KickoffInputs): Promise<CrewOutput> {
+    return this.run(inputs);
+  }
+
+  /** Runs a copy of the crew per inputs, at most `concurrency` at a time (default 4); outputs in input order. */
+  async kickoffForEach(inputsList: KickoffInputs[], options: { concurrency?: number } = {}): Promise<CrewOutput[]> {
+    const concurrency = options.concurrency ?? DEFAULT_FOR_EACH_CONCURRENCY;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new RangeError(`kickoffForEach concurrency must be a positive integer, got ${String(concurrency)}.`);
+    }
+    const copies = inputsList.map(() => {
+      const copy = this.copy();
+      copy.rpmLimiter = this.rpmLimiter;
+      // One store client for the batch: concurrent writers on one SQLite file would contend for its lock.
+      copy.taskOutputStore = this.taskOutputStore;
+      return copy;
+    });
+    try {
+      return await mapConcurrent(inputsList, concurrency, (inputs, index) => copies[index]!.kickoff(inputs));
+    } finally {
+      const total = emptyUsageMetrics();
+      for (const copy of copies) addToUsageMetrics(total, copy.usageMetrics);
+      this.usageMetrics = total;
+    }
+  }
+
+  /** A new crew with copies of the agents and tasks (context pointing at the copied tasks) and the same options. */
+  copy(): Crew {
+    const agentCopies = new Map<Agent, Agent>();
+    const copyAgent = (agent: Agent): Agent => {
+      let copied = agentCopies.get(agent);
+      if (!copied) {
+        copied = agent.copy();
+        agentCopies.set(agent, copied);
+      }
+      return copied;
+    };
+    const agents = this.agents.map(copyAgent);
+    const taskCopies = new Map<Task, Task>();
+    const tasks = this.tasks.map((task) => {
+      const copied = task.copy(copyAgent, (contextTask) => taskCopies.get(contextTask) ?? contextTask);
+      taskCopies.set(task, copied);
+      return copied;
+    });
+    const { managerAgent, beforeKickoff, afterKickoff, knowledgeSources } = this.options;
+    return new Crew({
+      ...this.options,
+      agents,
+      tasks,
+      ...(managerAgent ? { managerAgent: managerAgent.copy() } : {}),
+      ...(beforeKickoff ? { beforeKickoff: [...beforeKickoff] } : {}),
+      ...(afterKickoff ? { afterKickoff: [...afterKickoff] } : {}),
+      ...(knowledgeSources ? { knowledgeSources: [...knowledgeSources] } : {}),
+    });
+  }
+
+  /** Trains a copy of the crew on human feedback and saves what each agent learned to `filename` (see trainCrew). */
+  train(options: TrainCrewOptions): Promise<TrainingResult> {
+    return trainCrew(this, options);
+  }
+
+  /** Runs a copy of the crew `iterations` times and has `evalLLM` score every task output (see testCrew). */
+  test(options: TestCrewOptions): Promise<CrewTestResult> {
+    return testCrew(this, options);
+  }
+
+  /**
+   * Clears a kind of memory. "kickoff_outputs" and "all" clear what is stored of past kickoffs; any
+   * memory this crew does not have is an error, as in CrewAI.
+   */
+  async resetMemories(kind: MemoryKind): Promise<void> {
+    if (!Object.hasOwn(MEMORY_KINDS, kind)) {
+      throw new CrewMemoryError(`Invalid memory kind '${String(kind)}'. Use one of: ${Object.keys(MEMORY_KINDS).join(", ")}.`);
+    }
+    if (kind === "kickoff_outputs" || kind === "all") {
+      try {
+        await this.taskOutputStore.reset();
+      } finally {
+        await this.taskOutputStore.close();
+      }
+      return;
+    }
+    throw new CrewMemoryError(
+      `${MEMORY_KINDS[kind]} is not enabled on crew '${this.name}', so there is nothing to reset. ` +
+        "Reset only the kinds the crew uses, or 'all' to reset whatever it has.",
+    );
+  }
+
+  /**
+   * Runs the crew again from the task `taskId` of the latest kickoff: earlier tasks keep the outputs
+   * stored then, and the inputs are those of that kickoff unless new ones are given (CrewAI's replay).
+   */
+  async replay(taskId: string, inputs?: KickoffInputs): Promise<CrewOutput> {
+    if (this.process === Process.hierarchical) {
+      throw new CrewReplayError("Replay is not supported for hierarchical crews: the manager decides who does each task, so earlier steps cannot be restored. Run kickoff() again instead.");
+    }
+    let stored;
+    try {
+      stored = await this.taskOutputStore.loadAll();
+    } finally {
+      await this.taskOutputStore.close();
+    }
+    const start = stored.findIndex((record) => record.taskId === taskId);
+    if (start < 0) {
+      throw new CrewReplayError(
+        `Task '${taskId}' is not among the stored outputs of the latest kickoff (${stored.length} stored). ` +
+          "Run the crew first, and pick a task id from `crewts log-tasks-outputs`.",
+      );
+    }
+    const startIndex = stored[start]!.taskIndex;
+    if (startIndex >= this.tasks.length) {
+      throw new CrewReplayError(`The stored kickoff had a task at position ${startIndex + 1}, but this crew has ${this.tasks.length} tasks. Replay the crew that produced the outputs.`);
+    }
+    for (const record of stored) {
+      if (record.taskIndex >= startIndex) continue;
+      const task = this.tasks[record.taskIndex];
+      if (task) task.output = storedToTaskOutput(record.output, task.description);
+    }
+    return this.run(inputs ?? stored[start]!.inputs, { startIndex }, true);
+  }
+
+  /** One kickoff; `execute` lets replay start part-way (see ExecuteTasksOptions). */
+  private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, replaying = false): Promise<CrewOutput> {
+    const scope = new KickoffScope({
+      ...(this.options.cache !== false ? { cache: new InMemoryToolCache() } : {}),
+      ...(this.rpmLimiter ? { rpmLimiter: this.rpmLimiter } : {}),
+      ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback } : {}),
+    });
+    const source = { crewId: this.id, crewName: this.name };
+    try {
+      const finalInputs = await this.runBeforeKickoff(inputs);
+      if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
+      this.interpolateInputs(finalInputs ?? {});
+      await this.applyTrainedData();
+      for (const agent of this.participants()) scope.enlist(agent);
+      if (this.options.planning) {
+        const { plans, usage } = await planTasks(this.tasks, this.agents, {
+          ...(this.options.planningLLM !== undefined ? { llm: this.options.planningLLM } : {}),
+          source,
+        });
+        applyPlans(this.tasks, plans);
+        scope.addUsage(usage);
+      }
+      if (!replaying) await this.taskOutputStore.reset();
+      const outputs = await this.runProcess(scope, execute, finalInputs ?? {}, replaying);
+      let output = CrewOutput.fromTaskOutputs(outputs, scope.usage());
+      this.usageMetrics = { ...output.tokenUsage };
+      for (const hook of this.options.afterKickoff ?? []) {
+        const next = await hook(output);
+        if (next !== undefined) output = next;
+      }
+      if (eventBus.hasListeners("crew_kickoff_completed")) {
+        eventBus.emit("crew_kickoff_completed", { ...source, output: output.raw, tokenUsage: { ...output.tokenUsage } });
+      }
+      return output;
+    } catch (error) {
+      this.usageMetrics = scope.usage();
+      if (eventBus.hasListeners("crew_kickoff_failed")) {
+        eventBus.emit("crew_kickoff_failed", { ...source, error: error instanceof Error ? error.message : String(error) });
+      }
+      throw error;
+    } finally {
+      scope.release();
+      await this.taskOutputStore.close();
+    }
+  }
+
+  /** Gives each agent the guidance `crew.train` saved for its role, when a trained file exists. */
+  private async applyTrainedData(): Promise<void> {
+    const data = await loadTrainedAgents(this.options.trainedAgentsFile ?? TRAINED_AGENTS_DATA_FILE);
+    if (!data) return;
+    for (const agent of this.participants()) {
+      const instructions = trainedInstructionsFor(data, agent.role);
+      if (instructions !== undefined) agent.trainedInstructions = instructions;
+    }
+  }
+
+  private async runBeforeKickoff(inputs: KickoffInputs | undefined): Promise<KickoffInputs | undefined> {
+    if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))) {
+      throw new TypeError(`kickoff inputs must be a plain object of placeholder values, e.g. kickoff({ topic: "AI" }); got ${Array.isArray(inputs) ? "an array" : typeof inputs}.`);
+    }
+    let current = inputs === undefined ? undefined : { ...inputs };
+    for (const hook of this.options.beforeKickoff ?? []) {
+      const next = await hook(current ?? {});
+      current = next ?? current ?? {};
+    }
+    return current;
+  }
+
+  private interpolateInputs(inputs: KickoffInputs): void {
+    for (const task of this.tasks) task.interpolateInputs(inputs);
+    for (const agent of this.participants()) agent.interpolateInputs(inputs, interpolate);
+  }
+
+  /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */
+  private participants(): Agent[] {
+    const agents = new Set(this.agents);
+    for (const task of this.tasks) if (task.agent) agents.add(task.agent);
+    return [...agents];
+  }
+
+  private async runProcess(scope: KickoffScope, execute: ExecuteTasksOptions, inputs: KickoffInputs, replaying: boolean): Promise<TaskOutput[]> {
+    const hooks: TaskRunHooks = {
+      onTaskCompleted: (task, output) => this.afterTask(task, output),
+      // Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log).
+      onTaskOutput: (task, output, index) =>
+        this.taskOutputStore.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),
+    };
+    const runOptions = { ...execute, source: { crewId: this.id } };
+    if (this.process === Process.hierarchical) {
+      this.manager ??= createManagerAgent({
+        ...(this.options.managerAgent ? { managerAgent: this.options.managerAgent } : {}),
+        ...(this.options.managerLLM !== undefined ? { managerLLM: this.options.managerLLM } : {}),
+        ...(this.options.verbose !== undefined ? { verbose: this.options.verbose } : {}),
+      });
+      scope.enlist(this.manager);
+      return executeTasks(this.tasks, hierarchicalAssignment(this.manager, this.agents), hooks, runOptions);
+    }
+    return executeTasks(this.tasks, sequentialAssignment(this.agents), hooks, runOptions);
+  }
+
+  private async afterTask(task: Task, output: TaskOutput): Promise<void> {
+    await this.logFile?.append({
+      ...(task.name !== undefined ? { taskName: task.name } : {}),
+      task: task.description,
+      agent: task.agent?.role ?? output.agent,
+      status: "completed",
+      output: output.raw,
+    });
+    // As CrewAI: the crew's callback stands in for tasks without their own.
+    if (this.options.taskCallback && !task.options.callback) await this.options.taskCallback(output);
+  }
+}
+
+/** Rebuilds a stored TaskOutput (its toJSON() form) for replay. */
+function storedToTaskOutput(json: Record<string, unknown>, fallbackDescription: string): TaskOutput {
+  const text = (key: string): string | undefined => (typeof json[key] === "string" ? json[key] : undefined);
+  return new TaskOutputClass({
+    description: text("description") ?? fallbackDescription,
+    ...(text("name") !== undefined ? { name: text("name")! } : {}),
+    ...(text("expectedOutput") !== undefined ? { expectedOutput: text("expectedOutput")! } : {}),
+    raw: text("raw") ?? "",
+    ...(json.parsed !== undefined && json.parsed !== null ? { parsed: json.parsed } : {}),
+    agent: text("agent") ?? "",
+  });
+}

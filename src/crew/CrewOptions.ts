@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { Agent } from "../agent/Agent.js";
+import type { AgentStep } from "../agent/AgentExecutor.js";
+import type { BaseLLM } from "../llm/types.js";
+import { Task, type TaskOutput } from "../task/index.js";
+import type { CrewOutput } from "./CrewOutput.js";
+import { Process } from "./Process.js";
+import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
+
+/** The inputs of a kickoff: values for the `{placeholders}` of tasks and agents. */
+export type KickoffInputs = Record<string, unknown>;
+
+/** Runs before a kickoff with its inputs; may return new inputs (CrewAI's before_kickoff callbacks). */
+export type BeforeKickoffHook = (inputs: KickoffInputs) => KickoffInputs | void | Promise<KickoffInputs | void>;
+
+/** Runs after a kickoff with its output; may return a new output (CrewAI's after_kickoff callbacks). */
+export type AfterKickoffHook = (output: CrewOutput) => CrewOutput | void | Promise<CrewOutput | void>;
+
+/** Options of `new Crew(...)`. */
+export interface CrewOptions {
+  agents: Agent[];
+  tasks: Task[];
+  /** Process.sequential (default) or Process.hierarchical. */
+  process?: Process;
+  /** The model of the manager a hierarchical crew builds (a BaseLLM or a model string). */
+  managerLLM?: string | BaseLLM;
+  /** Your own manager for a hierarchical crew; it must have no tools and not be in `agents`. */
+  managerAgent?: Agent;
+  /** Accepted for the memory system; active once memory is wired in. */
+  memory?: boolean;
+  /** Cache tool results for the length of one kickoff, shared by all agents (default true). */
+  cache?: boolean;
+  /** Most LLM requests per minute over all agents of the crew. */
+  maxRpm?: number;
+  /** Plan every task before the crew starts. */
+  planning?: boolean;
+  /** The model that writes the plans (default: the planner's own default). */
+  planningLLM?: string | BaseLLM;
+  /** Accepted; live console output comes in a later version. */
+  verbose?: boolean;
+  /** Called after every step of every agent that has no stepCallback of its own. */
+  stepCallback?: (step: AgentStep) => void | Promise<void>;
+  /** Called after every task that has no callback of its own. */
+  taskCallback?: (output: TaskOutput) => void | Promise<void>;
+  beforeKickoff?: BeforeKickoffHook[];
+  afterKickoff?: AfterKickoffHook[];
+  /** Append one JSON line per finished task: `true` writes ./logs.txt, a string names the file. */
+  outputLogFile?: boolean | string;
+  /** Accepted for memory and knowledge; active once they are wired in. */
+  embedder?: unknown;
+  /** Accepted for crew knowledge; active once knowledge is wired in. */
+  knowledgeSources?: unknown[];
+  /** Shown in events (default "crew"). */
+  name?: string;
+  /** Where the outputs of the latest kickoff are kept for replay (default: SQLite in the storage directory). */
+  taskOutputStore?: TaskOutputStore;
+  /** Trained agent data written by `crew.train` (default ./trained_agents_data.json, used when it exists). */
+  trainedAgentsFile?: string;
+}
+
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
+const llmLike = z.union([
+  z.string().min(1),
+  z.custom<BaseLLM>(
+    (v) => typeof v === "object" && v !== null && typeof (v as BaseLLM).call === "function",
+    "must be a model string or implement BaseLLM (call, supportsFunctionCalling, contextWindowSize)",
+  ),
+]);
+
+/** Validates the shape of the options once at construction; unknown keys are rejected so typos never pass silently. */
+export const crewOptionsSchema = z
+  .object({
+    agents: z.array(z.instanceof(Agent, { message: "each agent must be created with new Agent({...})" })),
+    tasks: z.array(z.instanceof(Task, { message: "each task must be created with new Task({...}) or new ConditionalTask({...})" })),
+    process: z.enum([Process.sequential, Process.hierarchical]).optional(),
+    managerLLM: llmLike.optional(),
+    managerAgent: z.instanceof(Agent, { message: "managerAgent must be created with new Agent({...})" }).optional(),
+    memory: z.boolean().optional(),
+    cache: z.boolean().optional(),
+    maxRpm: z.number().int().positive().optional(),
+    planning: z.boolean().optional(),
+    planningLLM: llmLike.optional(),
+    verbose: z.boolean().optional(),
+    stepCallback: fn.optional(),
+    taskCallback: fn.optional(),
+    beforeKickoff: z.array(fn).optional(),
+    afterKickoff: z.array(fn).optional(),
+    outputLogFile: z.union([z.boolean(), z.string().min(1)]).optional(),
+    embedder: z.unknown().optional(),
+    knowledgeSources: z.array(z.unknown()).optional(),
+    name: z.string().optional(),
+    taskOutputStore: z
+      .custom<TaskOutputStore>((v) => typeof v === "object" && v !== null && typeof (v as TaskOutputStore).loadAll === "function", "must implement TaskOutputStore")
+      .optional(),
+    trainedAgentsFile: z.string().min(1).optional(),
+  })
+  .strict();

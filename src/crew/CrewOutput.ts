@@ -1,0 +1,61 @@
+import { emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
+import type { TaskOutput } from "../task/index.js";
+
+/** The fields a CrewOutput is built from. */
+export interface CrewOutputInit<T = unknown> {
+  raw: string;
+  parsed?: T;
+  tasksOutput: TaskOutput[];
+  tokenUsage?: UsageMetrics;
+}
+
+/** What a crew produced: the final task's output (raw and parsed), every task's output and the tokens used. */
+export class CrewOutput<T = unknown> {
+  /** The raw text of the last task that produced one. */
+  raw: string;
+  /** The parsed value of that task, when it has an outputSchema. */
+  parsed?: T;
+  /** Every task's output, in the order they finished. */
+  tasksOutput: TaskOutput[];
+  /** Tokens used by every agent (and the manager) during the kickoff. */
+  tokenUsage: UsageMetrics;
+
+  constructor(init: CrewOutputInit<T>) {
+    this.raw = init.raw;
+    if (init.parsed !== undefined) this.parsed = init.parsed;
+    this.tasksOutput = init.tasksOutput;
+    this.tokenUsage = init.tokenUsage ?? emptyUsageMetrics();
+  }
+
+  /**
+   * The crew's output from its task outputs: the last one with non-empty raw text is the final one,
+   * so a skipped conditional task at the end does not blank the result (CrewAI's _create_crew_output).
+   */
+  static fromTaskOutputs(tasksOutput: TaskOutput[], tokenUsage: UsageMetrics): CrewOutput {
+    if (tasksOutput.length === 0) throw new Error("No task outputs available to create crew output.");
+    const final = tasksOutput.findLast((output) => output.raw !== "");
+    if (!final) throw new Error("No valid task outputs available to create crew output: every task produced an empty answer.");
+    return new CrewOutput({ raw: final.raw, parsed: final.parsed, tasksOutput, tokenUsage });
+  }
+
+  /** The parsed value as a plain object, when it is one. */
+  get jsonDict(): Record<string, unknown> | undefined {
+    const p = this.parsed as unknown;
+    return p !== null && typeof p === "object" && !Array.isArray(p) ? (p as Record<string, unknown>) : undefined;
+  }
+
+  /** The parsed value as JSON text when there is one, else the raw text. */
+  toString(): string {
+    return this.parsed !== undefined ? JSON.stringify(this.parsed, null, 2) : this.raw;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      raw: this.raw,
+      parsed: this.parsed,
+      jsonDict: this.jsonDict,
+      tasksOutput: this.tasksOutput.map((output) => output.toJSON()),
+      tokenUsage: { ...this.tokenUsage },
+    };
+  }
+}

@@ -1,0 +1,68 @@
+import type { Agent } from "../agent/Agent.js";
+import type { AgentStep } from "../agent/AgentExecutor.js";
+import type { RpmLimiter } from "../agent/RpmLimiter.js";
+import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
+import type { ToolCache } from "../tools/ToolCache.js";
+
+/** What a crew lends its agents for one kickoff. */
+export interface KickoffResources {
+  cache?: ToolCache;
+  rpmLimiter?: RpmLimiter;
+  stepCallback?: (step: AgentStep) => void | Promise<void>;
+}
+
+/**
+ * The crew's resources on its agents for the length of one kickoff: the tool cache, the crew's request
+ * limiter and its step callback are attached when an agent is enlisted and taken back on release, so
+ * nothing of a finished kickoff stays reachable from the agents (or keeps the process alive). It also
+ * measures the tokens each agent used in between.
+ */
+export class KickoffScope {
+  private readonly usageBefore = new Map<Agent, UsageMetrics>();
+
+  constructor(private readonly resources: KickoffResources) {}
+
+  /** Lends the resources to `agent` and starts measuring its usage; enlisting twice is harmless. */
+  enlist(agent: Agent): void {
+    if (this.usageBefore.has(agent)) return;
+    this.usageBefore.set(agent, { ...agent.usageMetrics });
+    const { cache, rpmLimiter, stepCallback } = this.resources;
+    if (cache) agent.toolsCache = cache;
+    if (rpmLimiter) agent.crewRpmLimiter = rpmLimiter;
+    // The agent's own step callback wins; the crew's stands in for agents without one (as CrewAI).
+    if (stepCallback) agent.crewStepCallback = stepCallback;
+  }
+
+  private readonly extra = emptyUsageMetrics();
+
+  /** Adds tokens spent outside any agent (the planner's). */
+  addUsage(usage: UsageMetrics): void {
+    addToUsageMetrics(this.extra, usage);
+  }
+
+  /** Tokens used by the enlisted agents since they were enlisted, plus those added with addUsage. */
+  usage(): UsageMetrics {
+    const total = emptyUsageMetrics();
+    addToUsageMetrics(total, this.extra);
+    for (const [agent, before] of this.usageBefore) {
+      const now = agent.usageMetrics;
+      addToUsageMetrics(total, {
+        promptTokens: now.promptTokens - before.promptTokens,
+        completionTokens: now.completionTokens - before.completionTokens,
+        totalTokens: now.totalTokens - before.totalTokens,
+        successfulRequests: now.successfulRequests - before.successfulRequests,
+      });
+    }
+    return total;
+  }
+
+  /** Takes the resources back from every enlisted agent (unless another crew has lent its own since). */
+  release(): void {
+    const { cache, rpmLimiter, stepCallback } = this.resources;
+    for (const agent of this.usageBefore.keys()) {
+      if (cache && agent.toolsCache === cache) delete agent.toolsCache;
+      if (rpmLimiter && agent.crewRpmLimiter === rpmLimiter) delete agent.crewRpmLimiter;
+      if (stepCallback && agent.crewStepCallback === stepCallback) delete agent.crewStepCallback;
+    }
+  }
+}

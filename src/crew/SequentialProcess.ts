@@ -1,0 +1,147 @@
+import type { Agent } from "../agent/Agent.js";
+import type { CallSource } from "../llm/types.js";
+import type { BaseTool } from "../tools/BaseTool.js";
+import { ConditionalTask, type Task, type TaskOutput } from "../task/index.js";
+import { delegationTools, mergeTools } from "./delegation.js";
+
+/** CrewAI's divider between task outputs in a context. */
+export const CONTEXT_DIVIDER = "\n\n----------\n\n";
+
+/** Who executes a task and with which tools: what differs between the sequential and the hierarchical process. */
+export interface TaskAssignment {
+  agentFor(task: Task): Agent;
+  toolsFor(task: Task, agent: Agent): BaseTool[];
+}
+
+/** What the crew does with each recorded task output. */
+export interface TaskRunHooks {
+  /** A task ran to its end (not called for skipped conditional tasks). */
+  onTaskCompleted?(task: Task, output: TaskOutput, index: number): void | Promise<void>;
+  /** An output was recorded, a skipped task's included: the execution log replay reads. */
+  onTaskOutput?(task: Task, output: TaskOutput, index: number): void | Promise<void>;
+}
+
+/** Options of executeTasks. */
+export interface ExecuteTasksOptions {
+  /** Index of the first task to run; earlier tasks contribute their stored `task.output` (replay). */
+  startIndex?: number;
+  /** Ids added to the events and LLM calls of every task (the crew's id). */
+  source?: CallSource;
+}
+
+interface PendingTask {
+  task: Task;
+  index: number;
+  promise: Promise<TaskOutput>;
+}
+
+/** Joins the raw outputs into a context; empty outputs (skipped tasks) add nothing. */
+export function aggregateOutputs(outputs: readonly TaskOutput[]): string {
+  return outputs
+    .filter((output) => output.raw !== "")
+    .map((output) => output.raw)
+    .join(CONTEXT_DIVIDER);
+}
+
+/** The context of `task`: its context tasks' outputs, all earlier outputs when it names none, nothing for `[]`. */
+export function contextFor(task: Task, outputs: readonly TaskOutput[], outputOf: ReadonlyMap<Task, TaskOutput>): string {
+  if (task.context === undefined) return aggregateOutputs(outputs);
+  // A context task outside the crew contributes the output it last produced, as in CrewAI.
+  const picked = task.context.map((t) => outputOf.get(t) ?? t.output).filter((o): o is TaskOutput => o !== undefined);
+  return aggregateOutputs(picked);
+}
+
+/**
+ * Runs the tasks in order (CrewAI's _execute_tasks). Async tasks start at once and run side by side;
+ * before the next sync or conditional task, every pending async task is awaited in order and its output
+ * recorded. A conditional task whose condition rejects the previous output records its skipped output.
+ * If anything fails, the async tasks still running are awaited before the error is rethrown, so no
+ * work outlives the kickoff.
+ */
+export async function executeTasks(
+  tasks: readonly Task[],
+  assignment: TaskAssignment,
+  hooks: TaskRunHooks = {},
+  options: ExecuteTasksOptions = {},
+): Promise<TaskOutput[]> {
+  const outputs: TaskOutput[] = [];
+  const outputOf = new Map<Task, TaskOutput>();
+  const pending: PendingTask[] = [];
+  const startIndex = options.startIndex ?? 0;
+  const source = options.source ? { source: options.source } : {};
+
+  const record = async (task: Task, output: TaskOutput, index: number, completed: boolean): Promise<void> => {
+    outputs.push(output);
+    outputOf.set(task, output);
+    if (completed) await hooks.onTaskCompleted?.(task, output, index);
+    await hooks.onTaskOutput?.(task, output, index);
+  };
+  const collectPending = async (): Promise<void> => {
+    while (pending.length > 0) {
+      const next = pending[0]!;
+      const output = await next.promise;
+      pending.shift();
+      await record(next.task, output, next.index, true);
+    }
+  };
+
+  try {
+    for (const [index, task] of tasks.entries()) {
+      if (index < startIndex) {
+        if (task.output) {
+          outputs.push(task.output);
+          outputOf.set(task, task.output);
+        }
+        continue;
+      }
+      if (task instanceof ConditionalTask) {
+        await collectPending();
+        const previous = outputs.at(-1);
+        if (previous && !(await task.shouldExecute(previous))) {
+          await record(task, task.getSkippedTaskOutput(), index, false);
+          continue;
+        }
+      }
+      const agent = assignment.agentFor(task);
+      const tools = assignment.toolsFor(task, agent);
+      if (task.asyncExecution) {
+        const promise = task.executeAsync({ agent, context: contextFor(task, outputs, outputOf), tools, ...source });
+        // Observed now so a failure is never "unhandled" while earlier work is still awaited.
+        promise.catch(() => undefined);
+        pending.push({ task, index, promise });
+      } else {
+        await collectPending();
+        const output = await task.executeSync({ agent, context: contextFor(task, outputs, outputOf), tools, ...source });
+        await record(task, output, index, true);
+      }
+    }
+    await collectPending();
+  } catch (error) {
+    await Promise.allSettled(pending.map((p) => p.promise));
+    throw error;
+  }
+  return outputs;
+}
+
+/** The sequential process: each task's own agent, with the task's tools (else the agent's) and, when it may delegate, the delegation tools. */
+export function sequentialAssignment(crewAgents: readonly Agent[]): TaskAssignment {
+  return {
+    agentFor(task) {
+      // validateCrew guarantees an agent on every task of a sequential crew.
+      if (!task.agent) throw new Error(`Sequential process error: Agent is missing in the task with the following description: ${task.description}`);
+      return task.agent;
+    },
+    toolsFor(task, agent) {
+      // As CrewAI (`task.tools or agent.tools`): a task's own tools replace the agent's.
+      let tools = uniqueTools(task.tools.length > 0 ? task.tools : agent.tools);
+      const coworkers = crewAgents.filter((a) => a !== agent);
+      if (agent.allowDelegation && crewAgents.length > 1 && coworkers.length > 0) tools = mergeTools(tools, delegationTools(coworkers));
+      return tools;
+    },
+  };
+}
+
+/** `tools` without repeats of the same tool object, in order. */
+export function uniqueTools(tools: readonly BaseTool[]): BaseTool[] {
+  return [...new Set(tools)];
+}

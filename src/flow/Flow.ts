@@ -1,0 +1,132 @@
+import { eventBus } from "../events/index.js";
+import { flowDefinition, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
+import { flowGraph } from "./FlowGraph.js";
+import { buildState, copyInitialState, type FlowState, type InitialState, isStateSchema, type StateSchema } from "./flowState.js";
+import type { PersistTarget } from "./FlowMethodSpec.js";
+import { FlowRun } from "./FlowRun.js";
+import type { FlowPersistence } from "./persistence/FlowPersistence.js";
+import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
+
+/** Options of a flow instance. */
+export interface FlowOptions {
+  /** Backend for every persisted method of this instance, and for restoring by `kickoff({ id })`. */
+  persistence?: FlowPersistence;
+}
+
+/** What `kickoff` accepts: state fields to merge, and `id` to resume a persisted flow. */
+export type FlowInputs<S> = Partial<S> & { id?: string } & Record<string, unknown>;
+
+/**
+ * The base of every flow (CrewAI's `Flow`). Subclasses declare methods with `@start`, `@listen` and
+ * `@router`, an optional `initialState` (a plain object or a zod schema) and may raise `maxMethodCalls`.
+ */
+export abstract class Flow<S extends object = Record<string, unknown>> {
+  /** The state a flow begins with: a plain object, or a schema whose defaults fill it and which validates inputs. */
+  initialState?: InitialState<S>;
+  /** How often one method may run in one kickoff before the run stops (a guard against endless loops). */
+  maxMethodCalls = 100;
+
+  #currentState: Record<string, unknown> | undefined;
+  #lastRun: FlowRun | undefined;
+  readonly #persistence: FlowPersistence | undefined;
+  #defaultPersistence: SQLiteFlowPersistence | undefined;
+  readonly #definition: FlowDefinition;
+
+  constructor(options: FlowOptions = {}) {
+    this.#persistence = options.persistence;
+    // Validates the class's decorators once per class, so a broken flow fails where it is built.
+    this.#definition = flowDefinition(this);
+  }
+
+  /** The flow state; always has `id`. Built from `initialState` on first access. */
+  get state(): FlowState<S> {
+    return this.#liveState() as FlowState<S>;
+  }
+
+  /** The results of every method of the last kickoff, in completion order. */
+  get methodOutputs(): unknown[] {
+    return this.#lastRun?.outputs ?? [];
+  }
+
+  /**
+   * Runs the flow: merges `inputs` into the state (restoring the persisted state first when
+   * `inputs.id` is given and the flow persists), runs the start methods and everything they trigger,
+   * and resolves with the result of the method that finished last.
+   */
+  async kickoff(inputs?: FlowInputs<S>): Promise<unknown> {
+    const def = this.#definition;
+    const startedAt = performance.now();
+    try {
+      if (inputs !== undefined) await this.#applyInputs(inputs);
+      else this.#liveState();
+      const state = this.#liveState();
+      if (eventBus.hasListeners("flow_started")) {
+        eventBus.emit("flow_started", { flowName: def.name, flowId: String(state.id), inputs: { ...inputs } });
+      }
+      const run = new FlowRun(this.#runHost(), def, this.maxMethodCalls);
+      this.#lastRun = run;
+      const result = await run.execute();
+      if (eventBus.hasListeners("flow_finished")) {
+        eventBus.emit("flow_finished", { flowName: def.name, flowId: String(this.#liveState().id), result, durationMs: performance.now() - startedAt });
+      }
+      return result;
+    } finally {
+      // The default backend is ours: close it so a finished kickoff lets the process exit.
+      await this.#defaultPersistence?.close();
+    }
+  }
+
+  /** Writes a standalone interactive HTML drawing of this flow (default `crewts_flow.html`) and resolves with its path. */
+  async plot(filename?: string): Promise<string> {
+    // Loaded on demand: running flows never pays for the plotting code.
+    const { plotFlow } = await import("./plot/plotFlow.js");
+    return plotFlow(flowGraph(this), filename);
+  }
+
+  #liveState(): Record<string, unknown> {
+    if (!this.#currentState) {
+      const initial = this.initialState;
+      this.#currentState = isStateSchema(initial)
+        ? buildState(this.#definition.name, initial, {}, undefined)
+        : buildState(this.#definition.name, undefined, copyInitialState(initial), undefined);
+    }
+    return this.#currentState;
+  }
+
+  async #applyInputs(inputs: Record<string, unknown>): Promise<void> {
+    const schema = isStateSchema(this.initialState) ? (this.initialState as StateSchema) : undefined;
+    // Before the first state exists, fields a schema requires may come from these very inputs.
+    let base = this.#currentState ?? (schema ? {} : copyInitialState(this.initialState));
+    const id = inputs.id;
+    if (typeof id === "string" && id.length > 0) {
+      const backend = this.#restoreBackend();
+      const stored = backend ? await backend.loadState(id) : undefined;
+      if (stored) base = { ...stored, id };
+    }
+    this.#currentState = buildState(this.#definition.name, schema, base, inputs);
+  }
+
+  /** Where `kickoff({ id })` looks for a saved state: the instance's backend, else the class's or a method's. */
+  #restoreBackend(): FlowPersistence | undefined {
+    if (this.#persistence) return this.#persistence;
+    const target = this.#definition.methods.find((m) => m.persist !== undefined)?.persist;
+    return target === undefined ? undefined : this.#backendFor(target);
+  }
+
+  #backendFor(target: PersistTarget): FlowPersistence {
+    if (this.#persistence) return this.#persistence;
+    if (target !== "default") return target;
+    return (this.#defaultPersistence ??= new SQLiteFlowPersistence());
+  }
+
+  #runHost() {
+    return {
+      instance: this,
+      state: () => this.#liveState(),
+      persist: (method: FlowMethodDef) => {
+        const state = this.#liveState();
+        return this.#backendFor(method.persist!).saveState(String(state.id), method.name, state);
+      },
+    };
+  }
+}

@@ -1,0 +1,258 @@
+import { eventBus } from "../events/index.js";
+import type { FlowCondition } from "./conditions/FlowCondition.js";
+import type { FlowDefinition, FlowMethodDef } from "./FlowDefinition.js";
+import { FlowMethodCallLimitError } from "./errors.js";
+import { errorMessage, methodEventsObserved, stateSnapshot } from "./flowEvents.js";
+
+/** What a run needs from its flow instance. */
+export interface FlowRunHost {
+  /** The object methods are called on (`this` inside them). */
+  readonly instance: object;
+  /** The live state, read at each step (kickoff may replace it before the run starts). */
+  state(): Record<string, unknown>;
+  /** Saves the state after `method` finished; resolves once written. */
+  persist(method: FlowMethodDef): Promise<void>;
+}
+
+// Returned instead of a result when the run has failed elsewhere: the caller starts nothing more.
+const STOPPED: unique symbol = Symbol("flow run stopped");
+
+/**
+ * One kickoff of a flow: CrewAI's engine. Starts run concurrently; after a method finishes, the
+ * routers it triggers run in sequence (their labels become triggers), then the listeners it and the
+ * labels trigger run concurrently, then conditional starts waiting for those labels run in sequence.
+ */
+export class FlowRun {
+  /** Every method's result, in completion order (CrewAI's `_method_outputs`). */
+  readonly outputs: unknown[] = [];
+  private readonly calls: Int32Array;
+  private readonly completed: Uint8Array;
+  /** Triggers seen so far by each `and` condition not yet satisfied, keyed by method (and start) index. */
+  private readonly seen = new Map<number, Set<string>>();
+  /** Multi-trigger `or` listeners that fired and wait to be re-armed. */
+  private readonly firedOr = new Set<number>();
+  private failed = false;
+  private failure: unknown;
+
+  constructor(
+    private readonly host: FlowRunHost,
+    private readonly def: FlowDefinition,
+    private readonly maxMethodCalls: number,
+  ) {
+    this.calls = new Int32Array(def.methods.length);
+    this.completed = new Uint8Array(def.methods.length);
+  }
+
+  /** Runs the flow to the end; rejects with the first error any method threw. */
+  async execute(): Promise<unknown> {
+    const starts = this.def.initialStarts;
+    try {
+      if (starts.length === 1) await this.runStart(starts[0]!);
+      else await Promise.all(starts.map((s) => this.runStart(s)));
+    } catch (error) {
+      throw this.failed ? this.failure : error;
+    }
+    if (this.failed) throw this.failure;
+    return this.outputs.length > 0 ? this.outputs[this.outputs.length - 1] : undefined;
+  }
+
+  private async runStart(method: FlowMethodDef): Promise<void> {
+    const result = await this.invoke(method, undefined);
+    // A start that is also a router (`@start() @router()`) routes on its own result.
+    if (result !== STOPPED) await this.dispatch(method.name, result, method.isRouter);
+  }
+
+  private async runListener(method: FlowMethodDef, payload: unknown): Promise<unknown> {
+    const result = await this.invoke(method, payload);
+    if (result !== STOPPED) await this.dispatch(method.name, result, false);
+    return result;
+  }
+
+  /**
+   * Runs what `trigger` (a finished method's name) sets off: CrewAI's `_execute_listeners`.
+   * `routed`: the finished method is a router whose result labels are triggers too.
+   */
+  private async dispatch(trigger: string, result: unknown, routed: boolean): Promise<void> {
+    if (this.failed) return;
+    const def = this.def;
+    let labels: string[] | undefined;
+    let labelPayloads: unknown[] | undefined;
+    if (routed) {
+      labels = routeLabels(result);
+      labelPayloads = labels.map(() => result);
+    }
+
+    // Routers in sequence: each decides the path, and a label may trigger further routers.
+    if (def.hasRouters && (labels !== undefined || def.routersByTrigger.has(trigger))) {
+      const queue: string[] = labels ? [trigger, ...labels] : [trigger];
+      const payloads: unknown[] = labels ? [result, ...labelPayloads!] : [result];
+      for (let q = 0; q < queue.length; q++) {
+        const routers = def.routersByTrigger.get(queue[q]!);
+        if (!routers) continue;
+        for (const router of routers) {
+          if (!this.conditionMet(router, router.index, queue[q]!)) continue;
+          const out = await this.runListener(router, payloads[q]);
+          if (out === STOPPED || this.failed) return;
+          for (const label of routeLabels(out)) {
+            (labels ??= []).push(label);
+            (labelPayloads ??= []).push(out);
+            queue.push(label);
+            payloads.push(out);
+          }
+        }
+      }
+    }
+
+    // The common step of a chain: one listener, no labels; no batch arrays needed.
+    if (labels === undefined) {
+      const listeners = def.listenersByTrigger.get(trigger);
+      if (listeners === undefined) return;
+      if (listeners.length === 1) {
+        const only = listeners[0]!;
+        if (this.conditionMet(only, only.index, trigger)) await this.runListener(only, result);
+        return;
+      }
+    }
+
+    // Listeners of the method and of every label, concurrently.
+    const batch: FlowMethodDef[] = [];
+    const batchPayloads: unknown[] = [];
+    this.collect(trigger, result, batch, batchPayloads);
+    if (labels) {
+      // A router emitting again re-arms the `or` listeners that fired on its label before (cycles).
+      const rearmable = this.firedOr.size > 0 ? new Set(this.firedOr) : undefined;
+      for (let k = 0; k < labels.length; k++) {
+        if (rearmable) this.rearm(labels[k]!, rearmable);
+        this.collect(labels[k]!, labelPayloads![k], batch, batchPayloads);
+      }
+    }
+    if (batch.length === 1) await this.runListener(batch[0]!, batchPayloads[0]);
+    else if (batch.length > 1) await Promise.all(batch.map((m, i) => this.runListener(m, batchPayloads[i])));
+
+    // Conditional starts waiting for a label, in sequence: this is how loops come back around.
+    if (labels) {
+      for (const label of labels) {
+        const starts = def.startsByTrigger.get(label);
+        if (!starts) continue;
+        for (const start of starts) {
+          if (this.failed) return;
+          // Start conditions keep their own bookkeeping, apart from any listener role.
+          if (this.conditionMet(start, -1 - start.index, label)) await this.runStart(start);
+        }
+      }
+    }
+  }
+
+  private collect(trigger: string, payload: unknown, batch: FlowMethodDef[], payloads: unknown[]): void {
+    const listeners = this.def.listenersByTrigger.get(trigger);
+    if (!listeners) return;
+    for (const listener of listeners) {
+      if (this.conditionMet(listener, listener.index, trigger)) {
+        batch.push(listener);
+        payloads.push(payload);
+      }
+    }
+  }
+
+  /** Whether `trigger` completes `method`'s condition; `and` progress is kept under `key` until it fires. */
+  private conditionMet(method: FlowMethodDef, key: number, trigger: string): boolean {
+    if (method.fireOnce && this.firedOr.has(method.index)) return false;
+    if (method.match === "tree") {
+      let seen = this.seen.get(key);
+      if (!seen) this.seen.set(key, (seen = new Set()));
+      seen.add(trigger);
+      if (!satisfied(method.trigger!, seen)) return false;
+      // Reset after firing, so a cycle has to fire every branch again.
+      this.seen.delete(key);
+    }
+    if (method.fireOnce) this.firedOr.add(method.index);
+    return true;
+  }
+
+  private rearm(label: string, rearmable: Set<number>): void {
+    for (const index of rearmable) {
+      if (this.def.methods[index]!.triggerNames.has(label)) {
+        this.firedOr.delete(index);
+        rearmable.delete(index);
+      }
+    }
+  }
+
+  /** Calls one method with events, the call limit and persistence; STOPPED when the run already failed. */
+  private async invoke(method: FlowMethodDef, payload: unknown): Promise<unknown> {
+    if (this.failed) return STOPPED;
+    const i = method.index;
+    const calls = ++this.calls[i]!;
+    if (calls > this.maxMethodCalls) throw this.fail(new FlowMethodCallLimitError(method.name, this.maxMethodCalls));
+    // A method running again means a cycle: every `or` listener may fire again in the new round.
+    if (this.completed[i] === 1) this.firedOr.clear();
+
+    const observed = methodEventsObserved();
+    const startedAt = observed ? performance.now() : 0;
+    if (observed && eventBus.hasListeners("method_execution_started")) {
+      const state = this.host.state();
+      eventBus.emit("method_execution_started", { flowName: this.def.name, flowId: String(state.id), methodName: method.name, state: stateSnapshot(state) });
+    }
+
+    let result: unknown;
+    try {
+      result = method.takesResult ? method.fn.call(this.host.instance, payload) : method.fn.call(this.host.instance);
+      if (isThenable(result)) result = await result;
+      if (this.failed) return STOPPED;
+      this.completed[i] = 1;
+      this.outputs.push(result);
+      // Written before any listener starts, so a process killed after this method loses nothing.
+      if (method.persist !== undefined) await this.host.persist(method);
+    } catch (error) {
+      if (observed && eventBus.hasListeners("method_execution_failed")) {
+        eventBus.emit("method_execution_failed", {
+          flowName: this.def.name,
+          flowId: String(this.host.state().id),
+          methodName: method.name,
+          error: errorMessage(error),
+          durationMs: performance.now() - startedAt,
+        });
+      }
+      throw this.fail(error);
+    }
+
+    if (observed && eventBus.hasListeners("method_execution_finished")) {
+      const state = this.host.state();
+      eventBus.emit("method_execution_finished", {
+        flowName: this.def.name,
+        flowId: String(state.id),
+        methodName: method.name,
+        result,
+        state: stateSnapshot(state),
+        durationMs: performance.now() - startedAt,
+      });
+    }
+    return result;
+  }
+
+  private fail(error: unknown): unknown {
+    if (!this.failed) {
+      this.failed = true;
+      this.failure = error;
+    }
+    return error;
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
+}
+
+/** The labels a router's return value emits: a string (or string enum value), or each entry of an array. */
+function routeLabels(out: unknown): string[] {
+  if (out === undefined || out === null || out === "") return [];
+  if (Array.isArray(out)) return out.flatMap((item) => routeLabels(item));
+  if (typeof out === "string") return [out];
+  if (typeof out === "number" || typeof out === "boolean" || typeof out === "bigint") return [String(out)];
+  return [];
+}
+
+function satisfied(condition: FlowCondition, seen: ReadonlySet<string>): boolean {
+  if (typeof condition === "string") return seen.has(condition);
+  return condition.type === "AND" ? condition.conditions.every((c) => satisfied(c, seen)) : condition.conditions.some((c) => satisfied(c, seen));
+}

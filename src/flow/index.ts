@@ -1,0 +1,14 @@
+export { Flow, type FlowInputs, type FlowOptions } from "./Flow.js";
+export { start, type FlowMethodDecorator } from "./start.js";
+export { listen } from "./listen.js";
+export { router, type RouterOptions } from "./router.js";
+export { and } from "./conditions/and.js";
+export { or } from "./conditions/or.js";
+export { type CompoundCondition, type FlowCondition, describeCondition } from "./conditions/FlowCondition.js";
+export { type FlowState, type InitialState, type StateSchema } from "./flowState.js";
+export { FlowDefinitionError, FlowMethodCallLimitError, FlowStateError } from "./errors.js";
+export { flowGraph, type FlowGraph, type FlowGraphEdge, type FlowGraphNode } from "./FlowGraph.js";
+export { persist } from "./persistence/persist.js";
+export type { FlowPersistence } from "./persistence/FlowPersistence.js";
+export { InMemoryFlowPersistence } from "./persistence/InMemoryFlowPersistence.js";
+export { FLOW_STATES_DB_FILE, SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";

@@ -1,0 +1,75 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, resolve } from "node:path";
+import type { FlowGraph } from "../FlowGraph.js";
+import { FlowPlotError } from "./FlowPlotError.js";
+import { layerFlowGraph } from "./layerFlowGraph.js";
+import { type PlotPayload, renderPlotHtml } from "./template.js";
+
+/** The browser build of the graph library that every plot inlines (read at plot time, never at import). */
+const LIBRARY_FILE = "cytoscape/dist/cytoscape.min.js";
+
+/** Writes a standalone interactive HTML drawing of a flow graph (no network needed to view it) and returns its absolute path. */
+export async function plotFlow(graph: FlowGraph, filename = "crewts_flow.html"): Promise<string> {
+  const payload = toPayload(graph);
+  const path = resolve(filename.toLowerCase().endsWith(".html") ? filename : `${filename}.html`);
+  await assertDirectory(dirname(path), path);
+  const html = renderPlotHtml(payload, await readLibrary());
+  await writeFile(path, html, "utf8");
+  return path;
+}
+
+/** Validates the graph and prepares what the page draws; throws FlowPlotError on an inconsistent graph. */
+function toPayload(graph: FlowGraph): PlotPayload {
+  const ids = new Set<string>();
+  for (const node of graph.nodes) {
+    if (ids.has(node.id)) throw new FlowPlotError(`Cannot plot flow "${graph.name}": method "${node.id}" appears twice in its graph. Each method must be one node.`);
+    ids.add(node.id);
+  }
+  for (const edge of graph.edges) {
+    for (const end of [edge.from, edge.to]) {
+      if (!ids.has(end)) {
+        throw new FlowPlotError(`Cannot plot flow "${graph.name}": the edge ${edge.from} -> ${edge.to} names "${end}", which is not a method of the flow.`);
+      }
+    }
+  }
+  const { nodes, waypoints, backEdges } = layerFlowGraph(graph);
+  return {
+    title: graph.name,
+    nodes: graph.nodes.map((n) => ({
+      id: n.id,
+      kind: n.kind,
+      conditionalStart: n.conditionalStart === true,
+      layer: nodes.get(n.id)?.layer ?? 0,
+      order: nodes.get(n.id)?.order ?? 0,
+    })),
+    edges: graph.edges.map((e, i) => ({
+      id: `e${i}`,
+      source: e.from,
+      target: e.to,
+      kind: e.kind,
+      label: e.label ?? "",
+      loop: backEdges.has(i),
+      waypoints: waypoints.get(i) ?? [],
+    })),
+  };
+}
+
+async function assertDirectory(dir: string, path: string): Promise<void> {
+  const info = await stat(dir).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  });
+  if (info === undefined) throw new FlowPlotError(`Cannot write the flow plot to ${path}: the directory ${dir} does not exist. Create it first or pass another filename.`);
+  if (!info.isDirectory()) throw new FlowPlotError(`Cannot write the flow plot to ${path}: ${dir} is not a directory. Pass a filename inside an existing directory.`);
+}
+
+async function readLibrary(): Promise<string> {
+  let file: string;
+  try {
+    file = createRequire(import.meta.url).resolve(LIBRARY_FILE);
+  } catch (error) {
+    throw new FlowPlotError(`Cannot plot the flow: the graph library ${LIBRARY_FILE} was not found (${(error as Error).message}). Reinstall crewts's dependencies (npm install).`);
+  }
+  return readFile(file, "utf8");
+}

@@ -1,0 +1,211 @@
+import { createHash, randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Agent } from "../agent/Agent.js";
+import { schemaToJsonText } from "../agent/OutputConverter.js";
+import type { AgentTask } from "../agent/promptBuilder.js";
+import { prompts } from "../agent/prompts.js";
+import { eventBus } from "../events/EventBus.js";
+import type { CallSource } from "../llm/types.js";
+import type { BaseTool } from "../tools/BaseTool.js";
+import { InterpolationError, TaskValidationError } from "./errors.js";
+import { labelOf, type ResolvedGuardrail } from "./guardrails.js";
+import { interpolate } from "./interpolate.js";
+import { llmGuardrail } from "./LLMGuardrail.js";
+import { checkOutputPath, writeOutputFile } from "./outputFile.js";
+import { runTaskPipeline } from "./taskExecution.js";
+import { taskOptionsShape, validateTaskOptions, type TaskOptions } from "./TaskOptions.js";
+import { taskPrompts } from "./taskPrompts.js";
+import type { TaskOutput } from "./TaskOutput.js";
+
+/** What `executeSync` / `executeAsync` may override for one execution. */
+export interface TaskExecuteOptions {
+  /** The agent to use instead of the task's own. */
+  agent?: Agent;
+  /** Outputs of earlier tasks, as text. */
+  context?: string;
+  /** Tools to use instead of the task's (and the agent's). */
+  tools?: BaseTool[];
+  /** Ids added to the events and LLM calls of this execution (e.g. a crew's id). */
+  source?: CallSource;
+}
+
+const taskOptionsSchema = z.object(taskOptionsShape).strict();
+
+/** A unit of work for an agent: what to do, what a good answer looks like, and how to check and keep it. */
+export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
+  readonly id: string = randomUUID();
+  name?: string;
+  description: string;
+  expectedOutput: string;
+  agent?: Agent;
+  context?: Task[];
+  asyncExecution: boolean;
+  outputSchema?: S;
+  outputFile?: string;
+  createDirectory: boolean;
+  tools: BaseTool[];
+  humanInput: boolean;
+  markdown: boolean;
+  guardrailMaxRetries: number;
+  /** The last output, set when an execution succeeds. */
+  output?: TaskOutput<z.infer<S>>;
+  /** Guardrail retries of the last execution, over all guardrails. */
+  retryCount = 0;
+  /** Retries of the last execution per guardrail, in the order they run. */
+  guardrailRetryCounts: number[] = [];
+  startTime?: Date;
+  endTime?: Date;
+  /** The context text of the last execution. */
+  promptContext?: string;
+  /** Roles of the agents that have worked on this task. */
+  readonly processedByAgents = new Set<string>();
+  /** The options as given; the uninterpolated texts live here. */
+  readonly options: Readonly<TaskOptions<S>>;
+  /** The guardrails that run, in order: `guardrails` when given, else `guardrail` (CrewAI). */
+  readonly resolvedGuardrails: readonly ResolvedGuardrail[];
+
+  constructor(options: TaskOptions<S>) {
+    validateTaskOptions(this.optionsSchema(), options, new.target.name);
+    this.options = Object.freeze({ ...options });
+    this.description = options.description;
+    this.expectedOutput = options.expectedOutput;
+    if (options.name !== undefined) this.name = options.name;
+    if (options.agent !== undefined) this.agent = options.agent;
+    if (options.context !== undefined) this.context = [...options.context];
+    this.asyncExecution = options.asyncExecution ?? false;
+    if (options.outputSchema !== undefined) this.outputSchema = options.outputSchema;
+    if (options.outputFile !== undefined) this.outputFile = options.outputFile;
+    this.createDirectory = options.createDirectory ?? true;
+    this.tools = [...(options.tools ?? [])];
+    this.humanInput = options.humanInput ?? false;
+    this.markdown = options.markdown ?? false;
+    this.guardrailMaxRetries = options.guardrailMaxRetries ?? 3;
+    const guardrails = options.guardrails?.length ? options.guardrails : options.guardrail !== undefined ? [options.guardrail] : [];
+    this.resolvedGuardrails = guardrails.map((g): ResolvedGuardrail => {
+      if (typeof g === "string") return { fn: llmGuardrail({ description: g }), label: g };
+      return { fn: g, label: labelOf(g) };
+    });
+  }
+
+  /** Milliseconds the last execution took, once it has ended. */
+  get executionDurationMs(): number | undefined {
+    return this.startTime && this.endTime ? this.endTime.getTime() - this.startTime.getTime() : undefined;
+  }
+
+  /** A stable key from the original description and expected output (CrewAI's task.key): the same task across copies and runs. */
+  get key(): string {
+    return createHash("md5").update(`${this.options.description}|${this.options.expectedOutput}`).digest("hex");
+  }
+
+  /** The name, else the description: how errors and logs refer to the task. */
+  get displayName(): string {
+    return this.name ?? this.description;
+  }
+
+  /** The text the agent works on: description, expected output, Markdown and JSON instructions. */
+  prompt(): string {
+    let text = this.description;
+    if (this.expectedOutput) text += prompts.expectedOutput(this.expectedOutput);
+    if (this.markdown) text += taskPrompts.markdown;
+    if (this.outputSchema) text += prompts.jsonOutput(schemaToJsonText(this.outputSchema));
+    return text;
+  }
+
+  /** Runs the task and resolves with its output once it is converted, checked, called back and saved. */
+  executeSync(opts: TaskExecuteOptions = {}): Promise<TaskOutput<z.infer<S>>> {
+    return this.executeCore(opts);
+  }
+
+  /** Starts the task at once and returns its promise; errors surface when it is awaited, never as unhandled rejections. */
+  executeAsync(opts: TaskExecuteOptions = {}): Promise<TaskOutput<z.infer<S>>> {
+    const running = this.executeCore(opts);
+    // The caller may await later (e.g. after starting other tasks); mark the rejection as handled meanwhile.
+    running.catch(() => undefined);
+    return running;
+  }
+
+  /** Fills `{placeholders}` in description, expected output and output file, always from the original texts. */
+  interpolateInputs(inputs: Record<string, unknown>): void {
+    // No inputs: the original texts as written (placeholders are left alone, as CrewAI does), which
+    // also drops anything a previous kickoff appended, such as a plan.
+    if (Object.keys(inputs).length === 0) {
+      this.description = this.options.description;
+      this.expectedOutput = this.options.expectedOutput;
+      if (this.options.outputFile !== undefined) this.outputFile = this.options.outputFile;
+      return;
+    }
+    this.description = this.interpolateField("description", this.options.description, inputs);
+    this.expectedOutput = this.interpolateField("expectedOutput", this.options.expectedOutput, inputs);
+    if (this.options.outputFile !== undefined) {
+      const path = this.interpolateField("outputFile", this.options.outputFile, inputs);
+      checkOutputPath(path, this.displayName);
+      this.outputFile = path;
+    }
+  }
+
+  /** A copy with a new id, the same options and current texts; `agentFor` and `contextFor` map the agent and context tasks. */
+  copy(agentFor?: (agent: Agent) => Agent, contextFor?: (task: Task) => Task): Task<S> {
+    const options: TaskOptions<S> = { ...this.options };
+    if (this.agent !== undefined) options.agent = agentFor ? agentFor(this.agent) : this.agent;
+    else delete options.agent;
+    if (this.context !== undefined) options.context = contextFor ? this.context.map(contextFor) : [...this.context];
+    options.tools = [...this.tools];
+    const Ctor = this.constructor as new (options: TaskOptions<S>) => Task<S>;
+    const copied = new Ctor(options);
+    copied.description = this.description;
+    copied.expectedOutput = this.expectedOutput;
+    if (this.outputFile !== undefined) copied.outputFile = this.outputFile;
+    return copied;
+  }
+
+  /** The schema the options are validated with; ConditionalTask extends it. */
+  protected optionsSchema(): z.ZodObject {
+    return taskOptionsSchema;
+  }
+
+  private interpolateField(field: string, text: string, inputs: Record<string, unknown>): string {
+    try {
+      return interpolate(text, inputs);
+    } catch (error) {
+      if (error instanceof InterpolationError) throw new InterpolationError(`Cannot fill in the ${field} of task '${this.displayName}': ${error.message}`);
+      throw error;
+    }
+  }
+
+  private async executeCore(opts: TaskExecuteOptions): Promise<TaskOutput<z.infer<S>>> {
+    const agent = opts.agent ?? this.agent;
+    if (!agent) {
+      throw new TaskValidationError(
+        `The task '${this.description}' has no agent assigned, so it cannot be executed directly. ` +
+          "Give it an agent (new Task({ ..., agent })), or run it in a Crew with a process that assigns agents, like hierarchical.",
+      );
+    }
+    const context = opts.context ?? "";
+    this.promptContext = context;
+    this.startTime = new Date();
+    delete this.endTime;
+    this.retryCount = 0;
+    this.guardrailRetryCounts = this.resolvedGuardrails.map(() => 0);
+    this.processedByAgents.add(agent.role);
+    const source: CallSource = { ...opts.source, taskId: this.id, agentId: agent.id, agentRole: agent.role };
+    if (this.name !== undefined) source.taskName = this.name;
+    if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", { ...source, taskId: this.id, context });
+    try {
+      // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
+      const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;
+      const output = await runTaskPipeline(this, { agent, context, tools, source });
+      this.output = output;
+      this.endTime = new Date();
+      if (this.options.callback) await this.options.callback(output);
+      if (this.outputFile !== undefined) await writeOutputFile(this.outputFile, output.toString(), this.createDirectory);
+      if (eventBus.hasListeners("task_completed")) eventBus.emit("task_completed", { ...source, taskId: this.id, output: output.raw });
+      return output;
+    } catch (error) {
+      this.endTime ??= new Date();
+      if (eventBus.hasListeners("task_failed")) {
+        eventBus.emit("task_failed", { ...source, taskId: this.id, error: error instanceof Error ? error.message : String(error) });
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,29 @@
+/** Thrown at construction when Task options are invalid; the message names the field and the fix. */
+export class TaskValidationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TaskValidationError";
+  }
+}
+
+/** Thrown when a guardrail still fails after its retries; the message names the task, the guardrail and the last error. */
+export class GuardrailError extends Error {
+  constructor(
+    message: string,
+    /** The last error the guardrail reported. */
+    readonly lastError: string,
+    /** How many times the agent was asked to retry for this guardrail. */
+    readonly retries: number,
+  ) {
+    super(message);
+    this.name = "GuardrailError";
+  }
+}
+
+/** Thrown when `{placeholders}` cannot be filled from the inputs; the message names the variable and the inputs given. */
+export class InterpolationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InterpolationError";
+  }
+}

@@ -1,0 +1,71 @@
+import { InterpolationError } from "./errors.js";
+
+// CrewAI's interpolate_only pattern: identifier-like names only, so JSON such as `{"a": 1}` or `{ }` is left alone.
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
+
+/** Replaces `{name}` placeholders with input values, as CrewAI's interpolate_only; anything else in braces is kept. */
+export function interpolate(text: string, inputs: Record<string, unknown>): string {
+  if (!text) return "";
+  for (const [key, value] of Object.entries(inputs)) checkValue(key, value);
+  if (!text.includes("{")) return text;
+  return text.replace(PLACEHOLDER, (_match, name: string) => {
+    if (!Object.hasOwn(inputs, name)) {
+      const given = Object.keys(inputs);
+      throw new InterpolationError(
+        `Template variable '${name}' not found in inputs. ` +
+          `Inputs given: ${given.length ? given.map((k) => `'${k}'`).join(", ") : "none"}. Pass '${name}' in the inputs (e.g. kickoff({ ${name}: "..." })).`,
+      );
+    }
+    const value = inputs[name];
+    if (value === null || value === undefined) {
+      throw new InterpolationError(`Input '${name}' is ${String(value)}. Give it a string, number, boolean, array or plain object value.`);
+    }
+    return render(value);
+  });
+}
+
+/** The names of the `{placeholders}` in `text`. */
+export function placeholdersOf(text: string): string[] {
+  return [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1] ?? ""))];
+}
+
+function render(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return JSON.stringify(value);
+}
+
+// As CrewAI, every input is checked, used or not; null and undefined fail only where a placeholder uses them
+// (optional fields of an inputs object are common in TypeScript).
+function checkValue(key: string, value: unknown): void {
+  if (value === undefined) return;
+  const problem = unsupported(value);
+  if (problem) {
+    throw new InterpolationError(
+      `Invalid value for input '${key}': unsupported type ${problem}. Only strings, numbers, booleans, arrays and plain objects are allowed.`,
+    );
+  }
+}
+
+// Returns the name of the first unsupported type found (nested nulls are fine: JSON has them), or undefined.
+function unsupported(value: unknown): string | undefined {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? undefined : String(value);
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) {
+      const p = unsupported(item);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  if (typeof value === "object") {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) return (value).constructor?.name ?? "object";
+    for (const item of Object.values(value)) {
+      const p = unsupported(item);
+      if (p) return p;
+    }
+    return undefined;
+  }
+  return typeof value;
+}

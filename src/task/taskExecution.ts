@@ -1,0 +1,138 @@
+import type { z } from "zod";
+import type { Agent } from "../agent/Agent.js";
+import type { ExecutorResult } from "../agent/AgentExecutor.js";
+import { ConverterError, convertToSchema } from "../agent/OutputConverter.js";
+import type { CallSource } from "../llm/types.js";
+import { addToUsageMetrics } from "../llm/UsageMetrics.js";
+import type { BaseTool } from "../tools/BaseTool.js";
+import { GuardrailError } from "./errors.js";
+import { checkGuardrail, type NormalizedGuardrailResult, type ResolvedGuardrail } from "./guardrails.js";
+import { askHuman } from "./humanInput.js";
+import type { Task } from "./Task.js";
+import { taskPrompts } from "./taskPrompts.js";
+import { TaskOutput } from "./TaskOutput.js";
+
+/** Rounds of human feedback before the answer is accepted anyway. */
+export const MAX_HUMAN_FEEDBACK_ROUNDS = 3;
+
+/** What one execution of a task works with. */
+export interface TaskRun {
+  agent: Agent;
+  context: string;
+  tools: BaseTool[] | undefined;
+  source: CallSource;
+}
+
+/** Runs the agent, converts its answer, and applies the guardrails (with retries); returns the accepted output. */
+export async function runTaskPipeline<S extends z.ZodType>(task: Task<S>, run: TaskRun): Promise<TaskOutput<z.infer<S>>> {
+  let output = await buildOutput(task, run, await runAgent(task, run, run.context));
+  for (const [index, guardrail] of task.resolvedGuardrails.entries()) {
+    output = await enforceGuardrail(task, run, output, guardrail, index);
+  }
+  return output;
+}
+
+/** Turns an answer into a TaskOutput, parsing it into the task's schema when it has one. */
+async function buildOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, result: Pick<ExecutorResult, "output" | "messages">): Promise<TaskOutput<z.infer<S>>> {
+  const init = {
+    description: task.description,
+    expectedOutput: task.expectedOutput,
+    raw: result.output,
+    agent: run.agent.role,
+    messages: result.messages,
+    ...(task.name !== undefined ? { name: task.name } : {}),
+  };
+  if (!task.outputSchema) return new TaskOutput<z.infer<S>>(init);
+  return new TaskOutput<z.infer<S>>({ ...init, parsed: await parseOutput(task, run, result.output) });
+}
+
+async function parseOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, raw: string): Promise<z.infer<S>> {
+  const schema = task.outputSchema as S;
+  try {
+    const conversion = await convertToSchema(raw, schema, { llm: run.agent.llm, maxAttempts: 3, source: run.source });
+    addToUsageMetrics(run.agent.usageMetrics, conversion.usage);
+    return conversion.parsed;
+  } catch (error) {
+    if (error instanceof ConverterError) {
+      throw new ConverterError(`Task '${task.displayName}' failed: its output could not be parsed into its outputSchema. ${error.message}`, error.rawOutput);
+    }
+    throw error;
+  }
+}
+
+/** One agent execution, followed by rounds of human feedback when the task asks for them. */
+async function runAgent(task: Task, run: TaskRun, context: string): Promise<ExecutorResult> {
+  let result = await run.agent.executeTaskDetailed(task, context, run.tools, run.source);
+  if (!task.humanInput) return result;
+  for (let round = 0; round < MAX_HUMAN_FEEDBACK_ROUNDS; round++) {
+    const feedback = (await askHuman(taskPrompts.humanFeedbackRequest(result.output))).trim();
+    if (!feedback) break;
+    result = await run.agent.executeTaskDetailed(task, joinContext(context, taskPrompts.humanFeedback(feedback, result.output)), run.tools, run.source);
+  }
+  return result;
+}
+
+async function enforceGuardrail<S extends z.ZodType>(
+  task: Task<S>,
+  run: TaskRun,
+  first: TaskOutput<z.infer<S>>,
+  guardrail: ResolvedGuardrail,
+  index: number,
+): Promise<TaskOutput<z.infer<S>>> {
+  let output = first;
+  for (let retries = 0; ; retries++) {
+    const result = await checkGuardrail(guardrail, output, { agent: run.agent, taskId: task.id, retryCount: retries, source: run.source });
+    if (result.success) return applyResult(task, run, output, result);
+    const error = result.error ?? "";
+    if (retries >= task.guardrailMaxRetries) {
+      const which = task.resolvedGuardrails.length > 1 ? `guardrail ${index + 1} of ${task.resolvedGuardrails.length}` : "its guardrail";
+      throw new GuardrailError(
+        `Task '${task.displayName}' failed ${which} (${shorten(guardrail.label)}) after ${retries} ${retries === 1 ? "retry" : "retries"}. ` +
+          `Last error: ${error}. Make the task description or expected output state the rule, or raise guardrailMaxRetries.`,
+        error,
+        retries,
+      );
+    }
+    task.retryCount++;
+    task.guardrailRetryCounts[index] = retries + 1;
+    // The original context stays: the agent still needs it, plus what went wrong last time.
+    const answer = await runAgent(task, run, joinContext(run.context, taskPrompts.validationError(error, output.raw)));
+    output = await buildOutput(task, run, answer);
+  }
+}
+
+/** Applies what a passing guardrail returned: a string replaces raw (re-parsed), a schema-valid value replaces parsed, a TaskOutput replaces all. */
+async function applyResult<S extends z.ZodType>(task: Task<S>, run: TaskRun, output: TaskOutput<z.infer<S>>, result: NormalizedGuardrailResult): Promise<TaskOutput<z.infer<S>>> {
+  const value = result.result;
+  if (value instanceof TaskOutput) return value as TaskOutput<z.infer<S>>;
+  if (typeof value === "string") {
+    if (value === output.raw) return output;
+    return rebuild(output, value, task.outputSchema ? await parseOutput(task, run, value) : undefined);
+  }
+  if (task.outputSchema && value !== undefined && value !== null && value !== output.parsed && typeof value === "object") {
+    const checked = task.outputSchema.safeParse(value);
+    if (checked.success) return rebuild(output, JSON.stringify(checked.data), checked.data);
+  }
+  return output;
+}
+
+function rebuild<T>(output: TaskOutput<T>, raw: string, parsed: T | undefined): TaskOutput<T> {
+  return new TaskOutput<T>({
+    description: output.description,
+    raw,
+    agent: output.agent,
+    messages: output.messages,
+    ...(output.name !== undefined ? { name: output.name } : {}),
+    ...(output.expectedOutput !== undefined ? { expectedOutput: output.expectedOutput } : {}),
+    ...(parsed !== undefined ? { parsed } : {}),
+  });
+}
+
+function joinContext(context: string, extra: string): string {
+  return context.trim() ? `${context}\n\n${extra}` : extra;
+}
+
+function shorten(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 80)}...` : line;
+}
