@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { eventBus } from "../events/EventBus.js";
+import { VerbosePrinter } from "../events/VerbosePrinter.js";
 import { LLMError } from "../llm/errors.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM, CallSource, ChatMessage } from "../llm/types.js";
@@ -90,6 +91,16 @@ export class Agent {
 
   /** Like executeTask, with the executor's full result (usage, history). Used by Task and Crew. */
   async executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}): Promise<ExecutorResult> {
+    // A verbose agent shows its own run, unless a verbose crew already shows it.
+    const release = this.verbose ? VerbosePrinter.acquire({ key: this.id, match: (s) => s.agentId === this.id, unlessCovered: { ...source, agentId: this.id } }) : undefined;
+    try {
+      return await this.runTask(task, context, tools, source);
+    } finally {
+      await release?.();
+    }
+  }
+
+  private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource): Promise<ExecutorResult> {
     const activeTools = tools ?? this.tools;
     const fullSource: CallSource = { agentId: this.id, agentRole: this.role, ...source };
     if (task.id !== undefined) fullSource.taskId = task.id;
@@ -102,7 +113,7 @@ export class Agent {
       if (plan.plan) taskPrompt += `\n\nReasoning Plan:\n${plan.plan}`;
     }
     if (eventBus.hasListeners("agent_execution_started")) {
-      eventBus.emit("agent_execution_started", { ...fullSource, agentId: this.id, agentRole: this.role, taskPrompt, tools: activeTools.map((t) => t.name) });
+      eventBus.emit("agent_execution_started", { ...fullSource, agentId: this.id, agentRole: this.role, taskPrompt, taskDescription: task.description, tools: activeTools.map((t) => t.name) });
     }
     for (let attempt = 0; ; attempt++) {
       try {

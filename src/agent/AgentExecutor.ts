@@ -1,3 +1,4 @@
+import { eventBus } from "../events/EventBus.js";
 import { callLLM } from "../llm/callLLM.js";
 import { LLMContextLengthExceededError } from "../llm/errors.js";
 import type { BaseLLM, CallSource, ChatMessage, LLMCallOptions, LLMResult } from "../llm/types.js";
@@ -200,6 +201,7 @@ export class AgentExecutor {
   }
 
   private async step(step: AgentStep): Promise<void> {
+    if (eventBus.hasListeners("agent_logs_execution")) eventBus.emit("agent_logs_execution", { ...this.config.source, agentRole: this.config.source.agentRole ?? "", step: { ...step } });
     await this.config.stepCallback?.(step);
   }
 

@@ -2,29 +2,33 @@ import { randomUUID } from "node:crypto";
 import type { Agent } from "../agent/Agent.js";
 import { RpmLimiter } from "../agent/RpmLimiter.js";
 import { eventBus } from "../events/EventBus.js";
+import { matchCrew, VerbosePrinter } from "../events/VerbosePrinter.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
+import { SQLiteTaskOutputStore } from "../storage/SQLiteTaskOutputStore.js";
+import { InMemoryTaskOutputStore, type TaskOutputStore } from "../storage/TaskOutputStore.js";
 import { interpolate, type Task, type TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
 import { CrewOutput } from "./CrewOutput.js";
 import { crewOptionsSchema, type CrewOptions, type KickoffInputs } from "./CrewOptions.js";
-import { CrewMemoryError, CrewValidationError } from "./errors.js";
+import { CrewMemoryError, CrewReplayError, CrewValidationError } from "./errors.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
 import { KickoffScope } from "./KickoffScope.js";
 import { mapConcurrent } from "./mapConcurrent.js";
+import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
+import { prepareReplay, ReplayRecorder } from "./replay.js";
 import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
 import { loadTrainedAgents, trainCrew, trainedInstructionsFor, TRAINED_AGENTS_DATA_FILE, type TrainCrewOptions, type TrainingResult } from "./training.js";
-import { applyPlans, planTasks } from "./planning.js";
-import { SQLiteTaskOutputStore } from "../storage/SQLiteTaskOutputStore.js";
-import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
-import { CrewReplayError } from "./errors.js";
-import { TaskOutput as TaskOutputClass } from "../task/TaskOutput.js";
 import { validateCrew } from "./validation.js";
 
-/** How many crew copies `kickoffForEach` runs at once unless told otherwise. */
-export const DEFAULT_FOR_EACH_CONCURRENCY = 4;
+/**
+ * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
+ * CrewAI's kickoff_for_each (a scripted model then answers the runs in order). Pass `concurrency` to
+ * run several side by side, as CrewAI's kickoff_for_each_async does.
+ */
+export const DEFAULT_FOR_EACH_CONCURRENCY = 1;
 
 /** What `crew.resetMemories` can clear: CrewAI's kinds ("memory" and "agent_knowledge" are its newest names). */
 export type MemoryKind = "short" | "long" | "entity" | "external" | "memory" | "knowledge" | "agent_knowledge" | "kickoff_outputs" | "all";
@@ -60,7 +64,7 @@ export class Crew {
   manager?: Agent;
   // Shared by the copies kickoffForEach runs, so maxRpm holds for the whole batch.
   private rpmLimiter: RpmLimiter | undefined;
-  // The outputs of the latest kickoff, for replay; shared with the copies kickoffForEach makes.
+  // The outputs of the latest kickoff, for replay (the copies kickoffForEach makes keep theirs in memory).
   private taskOutputStore: TaskOutputStore;
   private readonly logFile: TaskLogFile | undefined;
 
@@ -96,7 +100,11 @@ export class Crew {
     return this.run(inputs);
   }
 
-  /** Runs a copy of the crew per inputs, at most `concurrency` at a time (default 4); outputs in input order. */
+  /**
+   * Runs a copy of the crew per inputs, at most `concurrency` at a time (default 1, one after the
+   * other); outputs in input order, `usageMetrics` summed over the runs. As in CrewAI, no kickoff is
+   * left to replay afterwards.
+   */
   async kickoffForEach(inputsList: KickoffInputs[], options: { concurrency?: number } = {}): Promise<CrewOutput[]> {
     const concurrency = options.concurrency ?? DEFAULT_FOR_EACH_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -105,17 +113,25 @@ export class Crew {
     const copies = inputsList.map(() => {
       const copy = this.copy();
       copy.rpmLimiter = this.rpmLimiter;
-      // One store client for the batch: concurrent writers on one SQLite file would contend for its lock.
-      copy.taskOutputStore = this.taskOutputStore;
+      // Runs side by side must not reset and overwrite one another's records in one store.
+      copy.taskOutputStore = new InMemoryTaskOutputStore();
       return copy;
     });
+    let outputs: CrewOutput[];
     try {
-      return await mapConcurrent(inputsList, concurrency, (inputs, index) => copies[index]!.kickoff(inputs));
+      outputs = await mapConcurrent(inputsList, concurrency, (inputs, index) => copies[index]!.kickoff(inputs));
     } finally {
       const total = emptyUsageMetrics();
       for (const copy of copies) addToUsageMetrics(total, copy.usageMetrics);
       this.usageMetrics = total;
     }
+    // As CrewAI: a batch leaves no kickoff to replay.
+    try {
+      await new ReplayRecorder(this.taskOutputStore).reset();
+    } finally {
+      await this.taskOutputStore.close();
+    }
+    return outputs;
   }
 
   /** A new crew with copies of the agents and tasks (context pointing at the copied tasks) and the same options. */
@@ -181,48 +197,40 @@ export class Crew {
   }
 
   /**
-   * Runs the crew again from the task `taskId` of the latest kickoff: earlier tasks keep the outputs
-   * stored then, and the inputs are those of that kickoff unless new ones are given (CrewAI's replay).
+   * Runs the crew again from the task `taskId` of the latest kickoff (CrewAI's replay): earlier tasks
+   * keep the outputs stored then, which later tasks read as context. The inputs are those of that
+   * kickoff, used as stored, unless new ones are given (they go through the before-kickoff hooks).
    */
   async replay(taskId: string, inputs?: KickoffInputs): Promise<CrewOutput> {
     if (this.process === Process.hierarchical) {
-      throw new CrewReplayError("Replay is not supported for hierarchical crews: the manager decides who does each task, so earlier steps cannot be restored. Run kickoff() again instead.");
-    }
-    let stored;
-    try {
-      stored = await this.taskOutputStore.loadAll();
-    } finally {
-      await this.taskOutputStore.close();
-    }
-    const start = stored.findIndex((record) => record.taskId === taskId);
-    if (start < 0) {
       throw new CrewReplayError(
-        `Task '${taskId}' is not among the stored outputs of the latest kickoff (${stored.length} stored). ` +
-          "Run the crew first, and pick a task id from `crewts log-tasks-outputs`.",
+        "Replay is not supported for hierarchical process: the manager decides who does each task, so earlier steps cannot be restored. Run kickoff() again instead.",
       );
     }
-    const startIndex = stored[start]!.taskIndex;
-    if (startIndex >= this.tasks.length) {
-      throw new CrewReplayError(`The stored kickoff had a task at position ${startIndex + 1}, but this crew has ${this.tasks.length} tasks. Replay the crew that produced the outputs.`);
-    }
-    for (const record of stored) {
-      if (record.taskIndex >= startIndex) continue;
-      const task = this.tasks[record.taskIndex];
-      if (task) task.output = storedToTaskOutput(record.output, task.description);
-    }
-    return this.run(inputs ?? stored[start]!.inputs, { startIndex }, true);
+    const { startIndex, storedInputs } = await prepareReplay(this.taskOutputStore, taskId, this.tasks);
+    return this.run(inputs ?? storedInputs, { startIndex }, { replaying: true, beforeKickoff: inputs !== undefined });
   }
 
-  /** One kickoff; `execute` lets replay start part-way (see ExecuteTasksOptions). */
-  private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, replaying = false): Promise<CrewOutput> {
+  /** One kickoff; `execute` and `mode` let replay start part-way (see ExecuteTasksOptions). */
+  private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
+    const replaying = mode.replaying ?? false;
     const scope = new KickoffScope({
       ...(this.options.cache !== false ? { cache: new InMemoryToolCache() } : {}),
       ...(this.rpmLimiter ? { rpmLimiter: this.rpmLimiter } : {}),
       ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback } : {}),
     });
     const source = { crewId: this.id, crewName: this.name };
+    // verbose: the live account of this kickoff, also written to the output log file when there is one.
+    const logFile = this.logFile;
+    const releaseVerbose = this.options.verbose
+      ? VerbosePrinter.acquire({
+          key: this.id,
+          match: matchCrew(this.id, () => [...this.participants(), ...(this.manager ? [this.manager] : [])]),
+          ...(logFile ? { onRecord: (r) => logFile.appendRecord(r) } : {}),
+        })
+      : undefined;
     try {
-      const finalInputs = await this.runBeforeKickoff(inputs);
+      const finalInputs = mode.beforeKickoff === false ? inputs : await this.runBeforeKickoff(inputs);
       if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
       this.interpolateInputs(finalInputs ?? {});
       await this.applyTrainedData();
@@ -235,8 +243,9 @@ export class Crew {
         applyPlans(this.tasks, plans);
         scope.addUsage(usage);
       }
-      if (!replaying) await this.taskOutputStore.reset();
-      const outputs = await this.runProcess(scope, execute, finalInputs ?? {}, replaying);
+      const recorder = new ReplayRecorder(this.taskOutputStore);
+      if (!replaying) await recorder.reset();
+      const outputs = await this.runProcess(scope, execute, finalInputs ?? {}, { recorder, replaying });
       let output = CrewOutput.fromTaskOutputs(outputs, scope.usage());
       this.usageMetrics = { ...output.tokenUsage };
       for (const hook of this.options.afterKickoff ?? []) {
@@ -255,13 +264,25 @@ export class Crew {
       throw error;
     } finally {
       scope.release();
+      await releaseVerbose?.();
       await this.taskOutputStore.close();
     }
   }
 
-  /** Gives each agent the guidance `crew.train` saved for its role, when a trained file exists. */
+  /**
+   * Gives each agent the guidance `crew.train` saved for its role, when a trained file exists. A broken
+   * trainedAgentsFile fails the kickoff; a broken default file only warns, as it was never asked for.
+   */
   private async applyTrainedData(): Promise<void> {
-    const data = await loadTrainedAgents(this.options.trainedAgentsFile ?? TRAINED_AGENTS_DATA_FILE);
+    const file = this.options.trainedAgentsFile;
+    let data;
+    try {
+      data = await loadTrainedAgents(file ?? TRAINED_AGENTS_DATA_FILE);
+    } catch (error) {
+      if (file !== undefined) throw error;
+      process.emitWarning(`Trained agent data not used: ${(error as Error).message}`, { code: "CREWTS_TRAINED_DATA" });
+      return;
+    }
     if (!data) return;
     for (const agent of this.participants()) {
       const instructions = trainedInstructionsFor(data, agent.role);
@@ -293,12 +314,17 @@ export class Crew {
     return [...agents];
   }
 
-  private async runProcess(scope: KickoffScope, execute: ExecuteTasksOptions, inputs: KickoffInputs, replaying: boolean): Promise<TaskOutput[]> {
+  private async runProcess(
+    scope: KickoffScope,
+    execute: ExecuteTasksOptions,
+    inputs: KickoffInputs,
+    { recorder, replaying }: { recorder: ReplayRecorder; replaying: boolean },
+  ): Promise<TaskOutput[]> {
     const hooks: TaskRunHooks = {
       onTaskCompleted: (task, output) => this.afterTask(task, output),
       // Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log).
       onTaskOutput: (task, output, index) =>
-        this.taskOutputStore.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),
+        recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),
     };
     const runOptions = { ...execute, source: { crewId: this.id } };
     if (this.process === Process.hierarchical) {
@@ -326,15 +352,9 @@ export class Crew {
   }
 }
 
-/** Rebuilds a stored TaskOutput (its toJSON() form) for replay. */
-function storedToTaskOutput(json: Record<string, unknown>, fallbackDescription: string): TaskOutput {
-  const text = (key: string): string | undefined => (typeof json[key] === "string" ? json[key] : undefined);
-  return new TaskOutputClass({
-    description: text("description") ?? fallbackDescription,
-    ...(text("name") !== undefined ? { name: text("name")! } : {}),
-    ...(text("expectedOutput") !== undefined ? { expectedOutput: text("expectedOutput")! } : {}),
-    raw: text("raw") ?? "",
-    ...(json.parsed !== undefined && json.parsed !== null ? { parsed: json.parsed } : {}),
-    agent: text("agent") ?? "",
-  });
+/** How `run` treats a kickoff: a replay keeps the stored outputs; hooks may be skipped for stored inputs. */
+interface RunMode {
+  replaying?: boolean;
+  /** Run the before-kickoff hooks on the inputs (default true). */
+  beforeKickoff?: boolean;
 }

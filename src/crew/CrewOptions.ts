@@ -18,7 +18,9 @@ export type AfterKickoffHook = (output: CrewOutput) => CrewOutput | void | Promi
 
 /** Options of `new Crew(...)`. */
 export interface CrewOptions {
+  /** The agents of the crew: the coworkers delegation can reach, and where `{placeholders}` of roles, goals and backstories are filled. */
   agents: Agent[];
+  /** The tasks, run in this order; each sees the earlier outputs (or its `context` tasks' ones). */
   tasks: Task[];
   /** Process.sequential (default) or Process.hierarchical. */
   process?: Process;
@@ -36,15 +38,17 @@ export interface CrewOptions {
   planning?: boolean;
   /** The model that writes the plans (default: the planner's own default). */
   planningLLM?: string | BaseLLM;
-  /** Accepted; live console output comes in a later version. */
+  /** Print a live account of the run (agents, tasks, thoughts, tool uses, answers) to stdout; see VerbosePrinter. */
   verbose?: boolean;
   /** Called after every step of every agent that has no stepCallback of its own. */
   stepCallback?: (step: AgentStep) => void | Promise<void>;
   /** Called after every task that has no callback of its own. */
   taskCallback?: (output: TaskOutput) => void | Promise<void>;
+  /** Run in order before each kickoff; each may return new inputs. */
   beforeKickoff?: BeforeKickoffHook[];
+  /** Run in order after each kickoff; each may return a new output. */
   afterKickoff?: AfterKickoffHook[];
-  /** Append one JSON line per finished task: `true` writes ./logs.txt, a string names the file. */
+  /** Append JSON lines: one per finished task, and with `verbose` one per printed event. `true` writes ./logs.txt, a string names the file. */
   outputLogFile?: boolean | string;
   /** Accepted for memory and knowledge; active once they are wired in. */
   embedder?: unknown;

@@ -1,5 +1,6 @@
 import { emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { TaskOutput } from "../task/index.js";
+import { asJsonDict, outputText } from "../task/TaskOutput.js";
 
 /** The fields a CrewOutput is built from. */
 export interface CrewOutputInit<T = unknown> {
@@ -40,15 +41,15 @@ export class CrewOutput<T = unknown> {
 
   /** The parsed value as a plain object, when it is one. */
   get jsonDict(): Record<string, unknown> | undefined {
-    const p = this.parsed as unknown;
-    return p !== null && typeof p === "object" && !Array.isArray(p) ? (p as Record<string, unknown>) : undefined;
+    return asJsonDict(this.parsed);
   }
 
   /** The parsed value as JSON text when there is one, else the raw text. */
   toString(): string {
-    return this.parsed !== undefined ? JSON.stringify(this.parsed, null, 2) : this.raw;
+    return outputText(this.raw, this.parsed);
   }
 
+  /** A plain object for JSON.stringify: the fields above and every task output's toJSON(). */
   toJSON(): Record<string, unknown> {
     return {
       raw: this.raw,

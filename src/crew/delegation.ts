@@ -32,47 +32,61 @@ export function findCoworker(coworkers: readonly Agent[], name: string): Agent |
   return coworkers.find((agent) => normalizeRole(agent.role) === normalized);
 }
 
-/** Runs `request` as a new task of the coworker named `coworker`; the answer, or what went wrong, is the observation. */
+/**
+ * Has the coworker named `coworker` do `request` as a new task; the answer, or what went wrong, is the
+ * observation. As CrewAI, the coworker's agent runs the task directly: a delegated request is part of
+ * the delegating task, so it emits agent events but no task events of its own.
+ */
 async function delegateTo(coworkers: readonly Agent[], coworker: string, request: string, context: string): Promise<string> {
   const agent = findCoworker(coworkers, coworker);
   if (!agent) return crewPrompts.unknownCoworker(coworker, coworkers.map((a) => a.role));
   try {
     const task = new Task({ description: request, expectedOutput: crewPrompts.delegatedExpectedOutput, agent });
-    const output = await task.executeSync({ agent, ...(context.trim() ? { context } : {}) });
-    return output.raw;
+    return await agent.executeTask(task, context.trim() ? context : undefined);
   } catch (error) {
     // The manager gets the failure as an observation and can pick another coworker or rephrase.
     return crewPrompts.delegationFailed(agent.role, error instanceof Error ? error.message : String(error));
   }
 }
 
-/** CrewAI's "Delegate work to coworker": a coworker does a task with the given context and returns the result. */
-export class DelegateWorkTool extends BaseTool<typeof delegateWorkSchema> {
-  readonly name = "Delegate work to coworker";
+/** What the two delegation tools share: the coworkers they reach, listed in the description. */
+abstract class CoworkerTool<S extends z.ZodType> extends BaseTool<S> {
   readonly description: string;
+
+  constructor(
+    readonly coworkers: readonly Agent[],
+    describe: (roles: string) => string,
+  ) {
+    super();
+    this.description = describe(coworkers.map((agent) => agent.role).join(", "));
+  }
+}
+
+/** CrewAI's "Delegate work to coworker": a coworker does a task with the given context and returns the result. */
+export class DelegateWorkTool extends CoworkerTool<typeof delegateWorkSchema> {
+  readonly name = "Delegate work to coworker";
   readonly schema = delegateWorkSchema;
 
-  constructor(readonly coworkers: readonly Agent[]) {
-    super();
-    this.description = crewPrompts.delegateWorkDescription(coworkers.map((agent) => agent.role).join(", "));
+  constructor(coworkers: readonly Agent[]) {
+    super(coworkers, crewPrompts.delegateWorkDescription);
   }
 
+  /** The coworker's answer to the task, or a note on what went wrong, as the observation. */
   run({ task, context, coworker }: z.infer<typeof delegateWorkSchema>): Promise<string> {
     return delegateTo(this.coworkers, coworker, task, context);
   }
 }
 
 /** CrewAI's "Ask question to coworker": a coworker answers a question with the given context. */
-export class AskQuestionTool extends BaseTool<typeof askQuestionSchema> {
+export class AskQuestionTool extends CoworkerTool<typeof askQuestionSchema> {
   readonly name = "Ask question to coworker";
-  readonly description: string;
   readonly schema = askQuestionSchema;
 
-  constructor(readonly coworkers: readonly Agent[]) {
-    super();
-    this.description = crewPrompts.askQuestionDescription(coworkers.map((agent) => agent.role).join(", "));
+  constructor(coworkers: readonly Agent[]) {
+    super(coworkers, crewPrompts.askQuestionDescription);
   }
 
+  /** The coworker's answer to the question, or a note on what went wrong, as the observation. */
   run({ question, context, coworker }: z.infer<typeof askQuestionSchema>): Promise<string> {
     return delegateTo(this.coworkers, coworker, question, context);
   }

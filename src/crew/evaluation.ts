@@ -210,10 +210,12 @@ class TaskTimer {
     }),
   ];
 
+  /** Milliseconds between the task's started and completed events, once both were seen. */
   durationOf(taskId: string): number | undefined {
     return this.durations.get(taskId);
   }
 
+  /** Stops listening to task events. */
   stop(): void {
     for (const off of this.offs) off();
   }

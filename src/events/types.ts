@@ -19,6 +19,20 @@ export interface EventSource {
   flowName?: string;
 }
 
+/** One step of an agent's loop (CrewAI's formatted_answer): a tool use with what came back, or the final answer. */
+export interface AgentLogStep {
+  type: "action" | "finish";
+  thought: string;
+  /** The model's text for this step. */
+  text: string;
+  tool?: string;
+  toolInput?: unknown;
+  /** The tool's observation. */
+  result?: string;
+  /** The final answer. */
+  output?: string;
+}
+
 /** The payload of each event type, keyed by CrewAI's event type strings. */
 export interface EventPayloads {
   crew_kickoff_started: EventSource & { crewId: string; inputs: Record<string, unknown> };
@@ -29,9 +43,12 @@ export interface EventPayloads {
   task_completed: EventSource & { taskId: string; output: string };
   task_failed: EventSource & { taskId: string; error: string };
 
-  agent_execution_started: EventSource & { agentId: string; agentRole: string; taskPrompt: string; tools: string[] };
+  /** `taskDescription` is the task as written (without expected output and context), for display. */
+  agent_execution_started: EventSource & { agentId: string; agentRole: string; taskPrompt: string; taskDescription?: string; tools: string[] };
   agent_execution_completed: EventSource & { agentId: string; agentRole: string; output: string };
   agent_execution_error: EventSource & { agentId: string; agentRole: string; error: string };
+  /** After every step of an agent's loop (CrewAI's AgentLogsExecutionEvent): its thought and tool use, or its final answer. */
+  agent_logs_execution: EventSource & { agentRole: string; step: AgentLogStep };
 
   llm_call_started: EventSource & { callId: string; model: string; messages: ChatMessage[]; tools: string[] };
   llm_call_completed: EventSource & {

@@ -4,6 +4,7 @@ import { flowGraph } from "./FlowGraph.js";
 import { buildState, copyInitialState, type FlowState, type InitialState, isStateSchema, type StateSchema } from "./flowState.js";
 import type { PersistTarget } from "./FlowMethodSpec.js";
 import { FlowRun } from "./FlowRun.js";
+import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
 import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
 
@@ -32,9 +33,9 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   #defaultPersistence: SQLiteFlowPersistence | undefined;
   readonly #definition: FlowDefinition;
 
+  /** Checks the class's decorators (once per class), so a broken flow fails where it is built. */
   constructor(options: FlowOptions = {}) {
     this.#persistence = options.persistence;
-    // Validates the class's decorators once per class, so a broken flow fails where it is built.
     this.#definition = flowDefinition(this);
   }
 
@@ -76,10 +77,18 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     }
   }
 
-  /** Writes a standalone interactive HTML drawing of this flow (default `crewts_flow.html`) and resolves with its path. */
-  async plot(filename?: string): Promise<string> {
-    // Loaded on demand: running flows never pays for the plotting code.
-    const { plotFlow } = await import("./plot/plotFlow.js");
+  /** CrewAI's `kickoff_async`; the same as `kickoff`, which is already asynchronous. */
+  kickoffAsync(inputs?: FlowInputs<S>): Promise<unknown> {
+    return this.kickoff(inputs);
+  }
+
+  /**
+   * Writes a standalone interactive HTML drawing of this flow (CrewAI's `plot`; default file
+   * `crewts_flow.html`, `.html` appended when missing) and resolves with its absolute path. The file
+   * is already written when the call returns, so `flow.plot("my_flow")` without `await` works too;
+   * await it to see errors (a missing directory) as a rejection instead of an unhandled one.
+   */
+  plot(filename?: string): Promise<string> {
     return plotFlow(flowGraph(this), filename);
   }
 
@@ -101,7 +110,8 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     if (typeof id === "string" && id.length > 0) {
       const backend = this.#restoreBackend();
       const stored = backend ? await backend.loadState(id) : undefined;
-      if (stored) base = { ...stored, id };
+      // Over the initial state, so fields added since the save (or dropped by JSON) get their initial values.
+      if (stored) base = { ...(schema ? {} : copyInitialState(this.initialState)), ...stored, id };
     }
     this.#currentState = buildState(this.#definition.name, schema, base, inputs);
   }

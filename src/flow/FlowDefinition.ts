@@ -16,8 +16,6 @@ export interface FlowMethodDef {
   /** What the method waits for: `@listen`/`@router` condition or a conditional start's condition. */
   readonly trigger: FlowCondition | undefined;
   readonly emit: readonly string[] | undefined;
-  /** Whether the method declares a parameter and so receives its trigger's result. */
-  readonly takesResult: boolean;
   /** Method-level `@persist`, or the class-level one. */
   readonly persist: PersistTarget | undefined;
   /** Every name or label in `trigger`. */
@@ -102,7 +100,6 @@ function buildDefinition(cls: FlowClass): FlowDefinition {
         isRouter,
         trigger,
         emit: spec.emit,
-        takesResult: fn.length > 0,
         persist: spec.persist ?? classPersist,
         triggerNames: new Set(trigger === undefined ? [] : conditionTriggers(trigger)),
         match: direct ? "direct" : "tree",
@@ -138,7 +135,7 @@ function assemble(name: string, methods: FlowMethodDef[]): FlowDefinition {
     }
     for (const t of conditionTriggers(m.trigger)) {
       if (t === m.name) {
-        throw new FlowDefinitionError(`Invalid flow definition in ${name}: method "${m.name}" listens to itself ("${t}" is its own name), so it would trigger itself forever. Rename the method or the router label it waits for.`);
+        throw new FlowDefinitionError(`Invalid flow definition in ${name}: method "${m.name}" listens to itself ("${t}" is its own name), so it would trigger itself forever. Method names and router labels share one namespace (as in CrewAI): name a handler after what it does, e.g. @listen("${t}") ${handlerName(t)}().`);
       }
       if (!byName.has(t)) labels.add(t);
       const index = m.isRouter ? routersByTrigger : m.isConditionalStart ? startsByTrigger : listenersByTrigger;
@@ -174,4 +171,9 @@ function assemble(name: string, methods: FlowMethodDef[]): FlowDefinition {
     persists: methods.some((m) => m.persist !== undefined),
     warnings,
   };
+}
+
+/** A suggested method name for the handler of label `label`, e.g. "publish" -> "handlePublish". */
+function handlerName(label: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(label) ? `handle${label[0]!.toUpperCase()}${label.slice(1)}` : "handleIt";
 }

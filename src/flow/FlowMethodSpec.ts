@@ -23,6 +23,7 @@ const specs = new WeakMap<object, FlowMethodSpec>();
 
 /** The parts of a method decorator context the registry reads. */
 export interface MethodContextLike {
+  readonly kind?: string;
   readonly name: string | symbol;
   readonly private: boolean;
   readonly static: boolean;
@@ -30,6 +31,9 @@ export interface MethodContextLike {
 
 /** Merges `patch` into the spec of `method`, as stacked decorators do. */
 export function recordMethodSpec(method: object, context: MethodContextLike, patch: Omit<Partial<FlowMethodSpec>, "name">): void {
+  if (context.kind !== undefined && context.kind !== "method") {
+    throw new TypeError(`Flow decorators apply to methods; ${String(context.name)} is a class ${context.kind}, not a method. Write it as a method: ${String(context.name)}() { ... }.`);
+  }
   if (context.private || context.static || typeof context.name !== "string") {
     throw new TypeError(`Flow decorators apply to public instance methods; ${String(context.name)} is ${context.private ? "private" : context.static ? "static" : "a symbol"}.`);
   }

@@ -14,6 +14,12 @@ export interface FlowRunHost {
   persist(method: FlowMethodDef): Promise<void>;
 }
 
+/** Listeners to run together, each with the payload it receives. */
+interface ListenerBatch {
+  readonly methods: FlowMethodDef[];
+  readonly payloads: unknown[];
+}
+
 // Returned instead of a result when the run has failed elsewhere: the caller starts nothing more.
 const STOPPED: unique symbol = Symbol("flow run stopped");
 
@@ -75,31 +81,27 @@ export class FlowRun {
   private async dispatch(trigger: string, result: unknown, routed: boolean): Promise<void> {
     if (this.failed) return;
     const def = this.def;
+    // Labels emitted in this step, each with the router output that emitted it (what its listeners receive).
     let labels: string[] | undefined;
     let labelPayloads: unknown[] | undefined;
-    if (routed) {
-      labels = routeLabels(result);
-      labelPayloads = labels.map(() => result);
-    }
+    if (routed && emitsLabel(result)) addLabels(result, result, (labels = []), (labelPayloads = []));
 
-    // Routers in sequence: each decides the path, and a label may trigger further routers.
-    if (def.hasRouters && (labels !== undefined || def.routersByTrigger.has(trigger))) {
-      const queue: string[] = labels ? [trigger, ...labels] : [trigger];
-      const payloads: unknown[] = labels ? [result, ...labelPayloads!] : [result];
-      for (let q = 0; q < queue.length; q++) {
-        const routers = def.routersByTrigger.get(queue[q]!);
-        if (!routers) continue;
-        for (const router of routers) {
-          if (!this.conditionMet(router, router.index, queue[q]!)) continue;
-          const out = await this.runListener(router, payloads[q]);
-          if (out === STOPPED || this.failed) return;
-          for (const label of routeLabels(out)) {
-            (labels ??= []).push(label);
-            (labelPayloads ??= []).push(out);
-            queue.push(label);
-            payloads.push(out);
+    // Routers in sequence: those of the trigger, then those of each label as it is emitted. As in
+    // CrewAI, every router of the cascade receives the trigger's result.
+    if (def.hasRouters) {
+      let current = trigger;
+      for (let next = 0; ; next++) {
+        const routers = def.routersByTrigger.get(current);
+        if (routers !== undefined) {
+          for (const router of routers) {
+            if (!this.conditionMet(router, router.index, current)) continue;
+            const out = await this.runListener(router, result);
+            if (out === STOPPED || this.failed) return;
+            if (emitsLabel(out)) addLabels(out, out, (labels ??= []), (labelPayloads ??= []));
           }
         }
+        if (labels === undefined || next >= labels.length) break;
+        current = labels[next]!;
       }
     }
 
@@ -115,22 +117,23 @@ export class FlowRun {
     }
 
     // Listeners of the method and of every label, concurrently.
-    const batch: FlowMethodDef[] = [];
-    const batchPayloads: unknown[] = [];
-    this.collect(trigger, result, batch, batchPayloads);
-    if (labels) {
+    let batch = this.collect(trigger, result, undefined);
+    if (labels !== undefined) {
       // A router emitting again re-arms the `or` listeners that fired on its label before (cycles).
       const rearmable = this.firedOr.size > 0 ? new Set(this.firedOr) : undefined;
       for (let k = 0; k < labels.length; k++) {
         if (rearmable) this.rearm(labels[k]!, rearmable);
-        this.collect(labels[k]!, labelPayloads![k], batch, batchPayloads);
+        batch = this.collect(labels[k]!, labelPayloads![k], batch);
       }
     }
-    if (batch.length === 1) await this.runListener(batch[0]!, batchPayloads[0]);
-    else if (batch.length > 1) await Promise.all(batch.map((m, i) => this.runListener(m, batchPayloads[i])));
+    if (batch !== undefined) {
+      const { methods, payloads } = batch;
+      if (methods.length === 1) await this.runListener(methods[0]!, payloads[0]);
+      else await Promise.all(methods.map((m, i) => this.runListener(m, payloads[i])));
+    }
 
     // Conditional starts waiting for a label, in sequence: this is how loops come back around.
-    if (labels) {
+    if (labels !== undefined) {
       for (const label of labels) {
         const starts = def.startsByTrigger.get(label);
         if (!starts) continue;
@@ -143,15 +146,18 @@ export class FlowRun {
     }
   }
 
-  private collect(trigger: string, payload: unknown, batch: FlowMethodDef[], payloads: unknown[]): void {
+  /** Adds the listeners `trigger` sets off to `batch`, created on the first one. */
+  private collect(trigger: string, payload: unknown, batch: ListenerBatch | undefined): ListenerBatch | undefined {
     const listeners = this.def.listenersByTrigger.get(trigger);
-    if (!listeners) return;
+    if (!listeners) return batch;
     for (const listener of listeners) {
       if (this.conditionMet(listener, listener.index, trigger)) {
-        batch.push(listener);
-        payloads.push(payload);
+        batch ??= { methods: [], payloads: [] };
+        batch.methods.push(listener);
+        batch.payloads.push(payload);
       }
     }
+    return batch;
   }
 
   /** Whether `trigger` completes `method`'s condition; `and` progress is kept under `key` until it fires. */
@@ -196,7 +202,8 @@ export class FlowRun {
 
     let result: unknown;
     try {
-      result = method.takesResult ? method.fn.call(this.host.instance, payload) : method.fn.call(this.host.instance);
+      // Always passed: `Function.length` misses default and rest parameters, and an unused argument is harmless.
+      result = method.fn.call(this.host.instance, payload);
       if (isThenable(result)) result = await result;
       if (this.failed) return STOPPED;
       this.completed[i] = 1;
@@ -243,13 +250,28 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === "object" || typeof value === "function") && typeof (value as { then?: unknown }).then === "function";
 }
 
-/** The labels a router's return value emits: a string (or string enum value), or each entry of an array. */
-function routeLabels(out: unknown): string[] {
-  if (out === undefined || out === null || out === "") return [];
-  if (Array.isArray(out)) return out.flatMap((item) => routeLabels(item));
-  if (typeof out === "string") return [out];
-  if (typeof out === "number" || typeof out === "boolean" || typeof out === "bigint") return [String(out)];
-  return [];
+/** Whether a router's return value emits any label: a non-empty string (or string enum value), a number or boolean, or an array holding one. */
+function emitsLabel(out: unknown): boolean {
+  switch (typeof out) {
+    case "string":
+      return out !== "";
+    case "number":
+    case "boolean":
+    case "bigint":
+      return true;
+    default:
+      return Array.isArray(out) && out.some(emitsLabel);
+  }
+}
+
+/** Appends the labels `out` emits (itself, or each entry of an array), each with `payload`. */
+function addLabels(out: unknown, payload: unknown, labels: string[], payloads: unknown[]): void {
+  if (Array.isArray(out)) {
+    for (const item of out) addLabels(item, payload, labels, payloads);
+  } else if (emitsLabel(out)) {
+    labels.push(String(out));
+    payloads.push(payload);
+  }
 }
 
 function satisfied(condition: FlowCondition, seen: ReadonlySet<string>): boolean {

@@ -62,5 +62,20 @@ export function buildState(
 export function copyInitialState(initial: unknown): Record<string, unknown> {
   if (initial === undefined || initial === null) return {};
   if (typeof initial !== "object" || Array.isArray(initial)) throw new FlowStateError(`initialState must be an object or a schema, got ${typeof initial}.`);
-  return structuredClone(initial as Record<string, unknown>);
+  try {
+    return structuredClone(initial as Record<string, unknown>);
+  } catch {
+    // A function or class instance somewhere: copy field by field, sharing only what cannot be cloned.
+    const copy: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(initial)) copy[key] = cloneOrShare(value);
+    return copy;
+  }
+}
+
+function cloneOrShare(value: unknown): unknown {
+  try {
+    return structuredClone(value);
+  } catch {
+    return value;
+  }
 }

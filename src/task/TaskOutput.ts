@@ -43,15 +43,15 @@ export class TaskOutput<T = unknown> {
 
   /** The parsed value as a plain object, when it is one. */
   get jsonDict(): Record<string, unknown> | undefined {
-    const p = this.parsed as unknown;
-    return p !== null && typeof p === "object" && !Array.isArray(p) ? (p as Record<string, unknown>) : undefined;
+    return asJsonDict(this.parsed);
   }
 
   /** The output as JSON text when parsed, else the raw text (what output files and `String()` show). */
   toString(): string {
-    return this.parsed !== undefined ? JSON.stringify(this.parsed, null, 2) : this.raw;
+    return outputText(this.raw, this.parsed);
   }
 
+  /** A plain object for JSON.stringify (and the task output store): every field above, the messages left out. */
   toJSON(): Record<string, unknown> {
     return {
       description: this.description,
@@ -65,4 +65,14 @@ export class TaskOutput<T = unknown> {
       outputFormat: this.outputFormat,
     };
   }
+}
+
+/** A parsed value as a plain object, when it is one (CrewAI's json_dict); shared by TaskOutput and CrewOutput. */
+export function asJsonDict(parsed: unknown): Record<string, unknown> | undefined {
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+}
+
+/** The parsed value as pretty JSON when there is one, else the raw text. */
+export function outputText(raw: string, parsed: unknown): string {
+  return parsed !== undefined ? JSON.stringify(parsed, null, 2) : raw;
 }

@@ -40,7 +40,8 @@ async function buildOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, res
     raw: result.output,
     agent: run.agent.role,
     messages: result.messages,
-    ...(task.name !== undefined ? { name: task.name } : {}),
+    // As CrewAI: a task without a name is named by its description.
+    name: task.name ?? task.description,
   };
   if (!task.outputSchema) return new TaskOutput<z.infer<S>>(init);
   return new TaskOutput<z.infer<S>>({ ...init, parsed: await parseOutput(task, run, result.output) });
@@ -85,10 +86,13 @@ async function enforceGuardrail<S extends z.ZodType>(
     if (result.success) return applyResult(task, run, output, result);
     const error = result.error ?? "";
     if (retries >= task.guardrailMaxRetries) {
-      const which = task.resolvedGuardrails.length > 1 ? `guardrail ${index + 1} of ${task.resolvedGuardrails.length}` : "its guardrail";
+      // CrewAI's sentence first (users match on it; several guardrails are numbered from 0, as there),
+      // then which task and guardrail, and what to do.
+      const which = task.resolvedGuardrails.length > 1 ? `guardrail ${index}` : "guardrail";
       throw new GuardrailError(
-        `Task '${task.displayName}' failed ${which} (${shorten(guardrail.label)}) after ${retries} ${retries === 1 ? "retry" : "retries"}. ` +
-          `Last error: ${error}. Make the task description or expected output state the rule, or raise guardrailMaxRetries.`,
+        `Task failed ${which} validation after ${retries} retries. Last error: ${error}. ` +
+          `Task: '${task.displayName}'; guardrail: ${shorten(guardrail.label)}. ` +
+          "Make the task description or expected output state the rule, or raise guardrailMaxRetries.",
         error,
         retries,
       );

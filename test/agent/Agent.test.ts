@@ -252,8 +252,10 @@ describe("Agent events", () => {
       "llm_call_completed",
       "tool_usage_started",
       "tool_usage_finished",
+      "agent_logs_execution",
       "llm_call_started",
       "llm_call_completed",
+      "agent_logs_execution",
       "agent_execution_completed",
     ]);
     expect(seen.every((e) => (e as { agentId?: string }).agentId === agent.id)).toBe(true);

@@ -44,13 +44,21 @@ describe("kickoffForEach", () => {
     expect(crew.tasks[0]!.output).toBeUndefined();
   });
 
-  it(`runs ${DEFAULT_FOR_EACH_CONCURRENCY} at a time by default`, async () => {
-    const { llm, stats } = trackingLLM(() => 30);
+  it("runs one copy at a time by default, so a scripted model answers the runs in order (CrewAI's kickoff_for_each)", async () => {
+    expect(DEFAULT_FOR_EACH_CONCURRENCY).toBe(1);
+    const { llm, stats } = trackingLLM(() => 5);
     const a = fakeAgent("Worker", [], {}, { llm });
     const crew = new Crew({ agents: [a.agent], tasks: [task("Handle item {n}", a.agent)] });
-    const outputs = await crew.kickoffForEach(Array.from({ length: 7 }, (_, n) => ({ n })));
-    expect(outputs).toHaveLength(7);
-    expect(stats.max).toBe(DEFAULT_FOR_EACH_CONCURRENCY);
+    expect(await crew.kickoffForEach(Array.from({ length: 3 }, (_, n) => ({ n })))).toHaveLength(3);
+    expect(stats.max).toBe(1);
+
+    const scripted = fakeAgent("Writer", [final("draft 1"), final("final 1"), final("draft 2"), final("final 2")]);
+    const twoSteps = new Crew({ agents: [scripted.agent], tasks: [task("Draft {n}", scripted.agent), task("Finish {n}", scripted.agent)] });
+    const outputs = await twoSteps.kickoffForEach([{ n: 1 }, { n: 2 }]);
+    expect(outputs.map((o) => o.tasksOutput.map((t) => t.raw))).toEqual([
+      ["draft 1", "final 1"],
+      ["draft 2", "final 2"],
+    ]);
   });
 
   it("rejects with the first failure and starts nothing after it", async () => {

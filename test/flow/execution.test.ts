@@ -372,7 +372,7 @@ describe("Flow execution", () => {
     expect(ran).toEqual(["main"]);
   });
 
-  it("passes the trigger's result only to listeners that declare a parameter", async () => {
+  it("passes the trigger's result to every listener, also through default and rest parameters", async () => {
     const seen: unknown[][] = [];
     class Params extends Flow {
       @start() begin() {
@@ -381,13 +381,22 @@ describe("Flow execution", () => {
       @listen("begin") withParam(result: unknown) {
         seen.push(["withParam", result]);
       }
-      @listen("begin") withoutParam(...rest: unknown[]) {
-        seen.push(["withoutParam", rest.length]);
+      @listen("begin") withRest(...rest: unknown[]) {
+        seen.push(["withRest", rest]);
+      }
+      @listen("begin") withDefault(result: unknown = "none") {
+        seen.push(["withDefault", result]);
+      }
+      @listen("begin") withoutParam() {
+        seen.push(["withoutParam"]);
       }
     }
     await new Params().kickoff();
     expect(seen).toContainEqual(["withParam", { payload: 42 }]);
-    expect(seen).toContainEqual(["withoutParam", 0]);
+    // As in CrewAI, where `*args` and `result=None` count as parameters.
+    expect(seen).toContainEqual(["withRest", [{ payload: 42 }]]);
+    expect(seen).toContainEqual(["withDefault", { payload: 42 }]);
+    expect(seen).toContainEqual(["withoutParam"]);
   });
 
   it("resolves with the output of the method that finished last", async () => {

@@ -1,31 +1,19 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SQLiteFlowPersistence } from "../../src/flow/index.js";
 import { KillableFlow } from "./fixtures/killableFlow.js";
+import { useTempStorageDir } from "./helpers.js";
 
 const fixture = join(import.meta.dirname, "fixtures/killableFlow.ts");
 
-let dir = "";
-let previousDir: string | undefined;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "crewts-flow-kill-"));
-  previousDir = process.env.CREWTS_STORAGE_DIR;
-  process.env.CREWTS_STORAGE_DIR = dir;
-});
-afterEach(async () => {
-  if (previousDir === undefined) delete process.env.CREWTS_STORAGE_DIR;
-  else process.env.CREWTS_STORAGE_DIR = previousDir;
-  await rm(dir, { recursive: true, force: true });
-});
+const storage = useTempStorageDir("crewts-flow-kill-");
 
 function runFixture(id: string, mode: "block" | "complete") {
   return spawn(process.execPath, ["--import", "tsx", fixture, id, mode], {
-    env: { ...process.env, CREWTS_STORAGE_DIR: dir },
+    env: { ...process.env, CREWTS_STORAGE_DIR: storage.dir },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
@@ -49,7 +37,7 @@ describe("Flow kill and resume", () => {
     const [, signal] = (await exited) as [number | null, NodeJS.Signals | null];
     expect(signal).toBe("SIGKILL");
 
-    const reader = new SQLiteFlowPersistence(join(dir, "flow_states.db"));
+    const reader = new SQLiteFlowPersistence(join(storage.dir, "flow_states.db"));
     try {
       expect(await reader.loadState(id)).toEqual({ id, steps: ["one", "two"], runs: 1, block: true });
     } finally {

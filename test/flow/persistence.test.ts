@@ -1,11 +1,9 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Flow, type FlowPersistence, InMemoryFlowPersistence, listen, persist, SQLiteFlowPersistence, start } from "../../src/flow/index.js";
-import { work } from "./helpers.js";
+import { useTempStorageDir, work } from "./helpers.js";
 
 /** An in-memory backend that records every save, and can be slow to show that saves are awaited. */
 class RecordingPersistence extends InMemoryFlowPersistence {
@@ -23,18 +21,7 @@ class RecordingPersistence extends InMemoryFlowPersistence {
   }
 }
 
-let dir = "";
-let previousDir: string | undefined;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "crewts-flow-persist-"));
-  previousDir = process.env.CREWTS_STORAGE_DIR;
-  process.env.CREWTS_STORAGE_DIR = dir;
-});
-afterEach(async () => {
-  if (previousDir === undefined) delete process.env.CREWTS_STORAGE_DIR;
-  else process.env.CREWTS_STORAGE_DIR = previousDir;
-  await rm(dir, { recursive: true, force: true });
-});
+const storage = useTempStorageDir("crewts-flow-persist-");
 
 describe("Flow persistence", () => {
   it("@persist on the class saves after every method, before the next one starts", async () => {
@@ -142,7 +129,7 @@ describe("Flow persistence", () => {
     }
     const flow = new Durable();
     await flow.kickoff();
-    const file = join(dir, "flow_states.db");
+    const file = join(storage.dir, "flow_states.db");
     expect(existsSync(file)).toBe(true);
     const reader = new SQLiteFlowPersistence(file);
     try {

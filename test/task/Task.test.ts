@@ -49,6 +49,13 @@ describe("Task execution", () => {
     expect(task.endTime).toBeInstanceOf(Date);
   });
 
+  it("names the output after the description when the task has no name, as CrewAI", async () => {
+    const { agent } = fakeAgent([final("ok")]);
+    const output = await new Task({ description: "Summarize the news", expectedOutput: "x", agent }).executeSync();
+    expect(output.name).toBe("Summarize the news");
+    expect(output.toJSON()).toMatchObject({ name: "Summarize the news", summary: "Summarize the news..." });
+  });
+
   it("fails clearly without an agent, and uses a given agent over the task's", async () => {
     const task = new Task({ description: "Orphan task", expectedOutput: "x" });
     await expect(task.executeSync()).rejects.toThrow(TaskValidationError);

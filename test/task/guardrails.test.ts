@@ -34,14 +34,14 @@ describe("function guardrails", () => {
     expect(retry).toContain("Original context");
   });
 
-  it("throws GuardrailError naming the task, the guardrail and the last error after guardrailMaxRetries", async () => {
+  it("throws GuardrailError with CrewAI's sentence, the task, the guardrail and the last error after guardrailMaxRetries", async () => {
     const { agent, llm } = fakeAgent([final("bad"), final("bad"), final("bad")]);
     const failed = vi.fn();
     eventBus.on("task_failed", failed);
     const task = new Task({ description: "Write", expectedOutput: "x", agent, name: "writer", guardrailMaxRetries: 2, guardrail: function mustSayGood(o) { return [o.raw.includes("good"), "Say good"]; } });
     const error = await task.executeSync().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GuardrailError);
-    expect((error as Error).message).toMatch(/Task 'writer' failed its guardrail \(function mustSayGood.*\) after 2 retries\. Last error: Say good/);
+    expect((error as Error).message).toMatch(/^Task failed guardrail validation after 2 retries\. Last error: Say good\. Task: 'writer'; guardrail: function mustSayGood/);
     expect((error as GuardrailError).lastError).toBe("Say good");
     expect(llm.calls).toHaveLength(3);
     expect(task.retryCount).toBe(2);
@@ -117,6 +117,18 @@ describe("function guardrails", () => {
     expect(userText(llm, 2)).toContain("Use capitals");
   });
 
+  it("numbers the failing guardrail from 0 in the error when there are several, as CrewAI", async () => {
+    const { agent } = fakeAgent([final("abc!"), final("abc!")]);
+    const task = new Task({
+      description: "d",
+      expectedOutput: "x",
+      agent,
+      guardrailMaxRetries: 1,
+      guardrails: [(o) => [true, o.raw], (o) => (o.raw === o.raw.toUpperCase() ? [true, o.raw] : [false, "Use capitals"])],
+    });
+    await expect(task.executeSync()).rejects.toThrow(/^Task failed guardrail 1 validation after 1 retries\. Last error: Use capitals\./);
+  });
+
   it("emits llm_guardrail_started/completed for every check with retry counts", async () => {
     const { agent } = fakeAgent([final("one"), final("two")]);
     const events: CrewtsEvent[] = [];
@@ -171,7 +183,7 @@ describe("LLM (string) guardrails", () => {
   it("fails with GuardrailError when the LLM keeps rejecting", async () => {
     const { agent } = fakeAgent([final("bad"), '{"valid": false, "feedback": "Nope"}', final("bad"), '{"valid": false, "feedback": "Still no"}']);
     const task = new Task({ description: "Review", expectedOutput: "x", agent, guardrail: "Be good", guardrailMaxRetries: 1 });
-    await expect(task.executeSync()).rejects.toThrow(/failed its guardrail \(Be good\) after 1 retry\. Last error: Still no/);
+    await expect(task.executeSync()).rejects.toThrow(/^Task failed guardrail validation after 1 retries\. Last error: Still no\. Task: 'Review'; guardrail: Be good\./);
   });
 
   it("can use its own judge LLM via llmGuardrail", async () => {

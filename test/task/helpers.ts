@@ -16,3 +16,18 @@ export function userText(llm: FakeLLM, call: number): string {
   const messages = llm.calls[call]?.messages ?? [];
   return messages.filter((m) => m.role === "user").map((m) => m.content).join("\n");
 }
+
+/**
+ * Responders that answer only once all of them have been called, with `answers[i]`. Models called one
+ * after the other never all meet, so a test using them passes only if the calls run side by side.
+ */
+export function meetingResponders(...answers: string[]): FakeResponder[] {
+  let called = 0;
+  let allCalled!: () => void;
+  const met = new Promise<void>((resolve) => (allCalled = resolve));
+  return answers.map((answer) => async () => {
+    if (++called === answers.length) allCalled();
+    await met;
+    return final(answer);
+  });
+}

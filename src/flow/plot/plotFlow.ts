@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import type { FlowGraph } from "../FlowGraph.js";
@@ -9,13 +9,21 @@ import { type PlotPayload, renderPlotHtml } from "./template.js";
 /** The browser build of the graph library that every plot inlines (read at plot time, never at import). */
 const LIBRARY_FILE = "cytoscape/dist/cytoscape.min.js";
 
-/** Writes a standalone interactive HTML drawing of a flow graph (no network needed to view it) and returns its absolute path. */
-export async function plotFlow(graph: FlowGraph, filename = "crewts_flow.html"): Promise<string> {
+/**
+ * Writes a standalone interactive HTML drawing of a flow graph (no network needed to view it) and
+ * resolves with its absolute path. The file is written before this returns (plotting is a one-off
+ * developer action, not a hot path), so `flow.plot("x")` works without `await`; failures reject.
+ */
+export function plotFlow(graph: FlowGraph, filename = "crewts_flow.html"): Promise<string> {
+  // The executor runs synchronously, and what it throws becomes the rejection.
+  return new Promise((resolve) => resolve(writeFlowPlot(graph, filename)));
+}
+
+function writeFlowPlot(graph: FlowGraph, filename: string): string {
   const payload = toPayload(graph);
   const path = resolve(filename.toLowerCase().endsWith(".html") ? filename : `${filename}.html`);
-  await assertDirectory(dirname(path), path);
-  const html = renderPlotHtml(payload, await readLibrary());
-  await writeFile(path, html, "utf8");
+  assertDirectory(dirname(path), path);
+  writeFileSync(path, renderPlotHtml(payload, readLibrary()), "utf8");
   return path;
 }
 
@@ -55,21 +63,18 @@ function toPayload(graph: FlowGraph): PlotPayload {
   };
 }
 
-async function assertDirectory(dir: string, path: string): Promise<void> {
-  const info = await stat(dir).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  });
+function assertDirectory(dir: string, path: string): void {
+  const info = statSync(dir, { throwIfNoEntry: false });
   if (info === undefined) throw new FlowPlotError(`Cannot write the flow plot to ${path}: the directory ${dir} does not exist. Create it first or pass another filename.`);
   if (!info.isDirectory()) throw new FlowPlotError(`Cannot write the flow plot to ${path}: ${dir} is not a directory. Pass a filename inside an existing directory.`);
 }
 
-async function readLibrary(): Promise<string> {
+function readLibrary(): string {
   let file: string;
   try {
     file = createRequire(import.meta.url).resolve(LIBRARY_FILE);
   } catch (error) {
     throw new FlowPlotError(`Cannot plot the flow: the graph library ${LIBRARY_FILE} was not found (${(error as Error).message}). Reinstall crewts's dependencies (npm install).`);
   }
-  return readFile(file, "utf8");
+  return readFileSync(file, "utf8");
 }

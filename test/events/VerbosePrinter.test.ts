@@ -1,0 +1,238 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/index.js";
+import { Crew } from "../../src/crew/index.js";
+import { eventBus, VerbosePrinter, verboseDefaults, type VerboseStream } from "../../src/events/index.js";
+import { supportsColor, wrapLine } from "../../src/events/terminalText.js";
+import { Task } from "../../src/task/index.js";
+import { FakeLLM, type FakeLLMOptions } from "../../src/testing/index.js";
+import { tool } from "../../src/tools/index.js";
+
+/** A writable stream that keeps what was written. */
+class FakeStream implements VerboseStream {
+  readonly chunks: string[] = [];
+  constructor(
+    readonly isTTY = false,
+    readonly columns?: number,
+  ) {}
+  write(chunk: string): boolean {
+    this.chunks.push(chunk);
+    return true;
+  }
+  get text(): string {
+    return this.chunks.join("");
+  }
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*[A-Za-z]/;
+
+const lookup = tool({ name: "lookup", description: "Looks things up", schema: z.object({ q: z.string() }), execute: ({ q }) => `result for ${q}` });
+
+function researchCrew(options: { verbose?: boolean; agentVerbose?: boolean; outputLogFile?: string; llm?: FakeLLMOptions } = {}): Crew {
+  const llm = new FakeLLM(
+    [
+      'Thought: I should look up cats\nAction: lookup\nAction Input: {"q": "cats"}',
+      "Thought: I now know the final answer\nFinal Answer: Cats sleep a lot.",
+    ],
+    options.llm,
+  );
+  const agent = new Agent({ role: "Cat Researcher", goal: "Know cats", backstory: "Loves cats.", llm, tools: [lookup], verbose: options.agentVerbose ?? false });
+  return new Crew({
+    agents: [agent],
+    tasks: [new Task({ description: "Research {topic}", expectedOutput: "Facts", agent, name: "research" })],
+    ...(options.verbose !== undefined ? { verbose: options.verbose } : {}),
+    ...(options.outputLogFile !== undefined ? { outputLogFile: options.outputLogFile } : {}),
+  });
+}
+
+/** Asserts that `parts` occur in `text` in this order. */
+function expectInOrder(text: string, parts: string[]): void {
+  let at = 0;
+  for (const part of parts) {
+    const found = text.indexOf(part, at);
+    expect(found, `"${part}" after position ${at}`).toBeGreaterThanOrEqual(0);
+    at = found + part.length;
+  }
+}
+
+let stream: FakeStream;
+beforeEach(() => {
+  // The test runner may force colour; each test decides.
+  vi.stubEnv("FORCE_COLOR", undefined);
+  vi.stubEnv("NO_COLOR", undefined);
+  stream = new FakeStream();
+  verboseDefaults.stream = stream;
+});
+afterEach(() => {
+  delete verboseDefaults.stream;
+  verboseDefaults.spinnerDelayMs = 1000;
+  vi.unstubAllEnvs();
+  eventBus.clear();
+});
+
+describe("verbose crew output", () => {
+  it("tells the run in order, in plain text when the stream is not a terminal", async () => {
+    await researchCrew({ verbose: true }).kickoff({ topic: "cats" });
+    const text = stream.text;
+    expect(text).not.toMatch(ANSI);
+    expectInOrder(text, [
+      "Crew started",
+      'Inputs: {"topic":"cats"}',
+      "Task started",
+      "Task: research",
+      "Agent started",
+      "Agent: Cat Researcher",
+      "Task: Research cats",
+      "Tool used",
+      "Thought: I should look up cats",
+      "Tool: lookup",
+      'Input: {"q": "cats"}',
+      "Output: result for cats",
+      "Final answer",
+      "Answer: Cats sleep a lot.",
+      "Task completed",
+      "Crew completed",
+      "Tokens: ",
+    ]);
+    expect(VerbosePrinter.active()).toEqual([]);
+  });
+
+  it("prints nothing for a crew that is not verbose", async () => {
+    await researchCrew().kickoff({ topic: "cats" });
+    expect(stream.text).toBe("");
+  });
+
+  it("prints a verbose agent inside a verbose crew once", async () => {
+    await researchCrew({ verbose: true, agentVerbose: true }).kickoff({ topic: "cats" });
+    expect(stream.text.split("Tool used")).toHaveLength(2);
+    expect(stream.text.split("Final answer")).toHaveLength(2);
+  });
+
+  it("colours the output on a terminal, and NO_COLOR turns the colour off", async () => {
+    stream = new FakeStream(true, 80);
+    verboseDefaults.stream = stream;
+    await researchCrew({ verbose: true }).kickoff({ topic: "cats" });
+    expect(stream.text).toMatch(ANSI);
+    expect(stream.text).toContain("Cat Researcher");
+
+    vi.stubEnv("NO_COLOR", "1");
+    expect(supportsColor(new FakeStream(true))).toBe(false);
+    vi.stubEnv("FORCE_COLOR", "1");
+    expect(supportsColor(new FakeStream(false))).toBe(true);
+  });
+
+  it("shows a progress line during a slow LLM call on a terminal and clears its timer afterwards", async () => {
+    stream = new FakeStream(true, 80);
+    verboseDefaults.stream = stream;
+    verboseDefaults.spinnerDelayMs = 0;
+    let seen: VerbosePrinter | undefined;
+    let spinningDuringCall = false;
+    // Subscribed before the printer, so this sees the call still in flight.
+    eventBus.on("llm_call_completed", () => {
+      seen = VerbosePrinter.active()[0];
+      spinningDuringCall ||= seen?.spinning ?? false;
+    });
+    await researchCrew({ verbose: true, llm: { latencyMs: 120 } }).kickoff({ topic: "cats" });
+    expect(spinningDuringCall).toBe(true);
+    expect(stream.text).toContain("Cat Researcher is thinking");
+    expect(seen?.spinning).toBe(false);
+    expect(VerbosePrinter.active()).toEqual([]);
+  });
+
+  it("never starts a progress timer when the output is piped", async () => {
+    verboseDefaults.spinnerDelayMs = 0;
+    let spun = false;
+    eventBus.on("llm_call_completed", () => {
+      spun ||= VerbosePrinter.active().some((p) => p.spinning);
+    });
+    await researchCrew({ verbose: true, llm: { latencyMs: 20 } }).kickoff({ topic: "cats" });
+    expect(spun).toBe(false);
+    expect(stream.text).not.toContain("is thinking");
+  });
+});
+
+describe("verbose hierarchical crew", () => {
+  it("shows delegated work once, though it carries no crew id and the manager is verbose too", async () => {
+    const writerLLM = new FakeLLM(["Thought: easy\nFinal Answer: Waves fold on the shore"]);
+    const writer = new Agent({ role: "Senior Writer", goal: "Write", backstory: "Writes.", llm: writerLLM, verbose: true });
+    const managerLLM = new FakeLLM([
+      'Thought: delegate\nAction: Delegate work to coworker\nAction Input: {"task": "Write a haiku", "context": "calm sea", "coworker": "Senior Writer"}',
+      "Thought: done\nFinal Answer: The team wrote: Waves fold on the shore",
+    ]);
+    const task = new Task({ description: "Get a haiku written", expectedOutput: "A haiku" });
+    await new Crew({ agents: [writer], tasks: [task], process: "hierarchical", managerLLM, verbose: true }).kickoff();
+    const text = stream.text;
+    expectInOrder(text, ["Agent: Crew Manager", "Agent started", "Agent: Senior Writer", "Task: Write a haiku", "Answer: Waves fold on the shore", "Tool used", "Tool: Delegate work to coworker", "Answer: The team wrote"]);
+    expect(text.split("Answer: Waves fold on the shore")).toHaveLength(2);
+  });
+});
+
+describe("verbose agent output", () => {
+  it("prints a verbose agent of a quiet crew, its own part only", async () => {
+    await researchCrew({ agentVerbose: true }).kickoff({ topic: "cats" });
+    expect(stream.text).not.toContain("Crew started");
+    expectInOrder(stream.text, ["Agent started", "Tool used", "Final answer"]);
+  });
+
+  it("prints a verbose agent's standalone kickoff", async () => {
+    const llm = new FakeLLM(["Thought: easy\nFinal Answer: 42"]);
+    const agent = new Agent({ role: "Oracle", goal: "Answer", backstory: "Knows all.", llm, verbose: true });
+    await agent.kickoff("What is the answer?");
+    expectInOrder(stream.text, ["Agent started", "Agent: Oracle", "Task: What is the answer?", "Thought: easy", "Final answer", "Answer: 42"]);
+    expect(VerbosePrinter.active()).toEqual([]);
+  });
+
+  it("shortens long tool results and tool errors on screen", async () => {
+    const long = tool({ name: "dump", description: "Dumps", schema: z.object({}), execute: () => "x".repeat(5000) });
+    const llm = new FakeLLM(["Thought: dump\nAction: dump\nAction Input: {}", "Thought: done\nFinal Answer: ok"]);
+    const agent = new Agent({ role: "Dumper", goal: "Dump", backstory: "Dumps.", llm, tools: [long], verbose: true });
+    await agent.kickoff("Dump it");
+    expect(stream.text).toContain("more characters)");
+    expect(stream.text).not.toContain("x".repeat(2000));
+  });
+});
+
+describe("output log file", () => {
+  it("writes one JSON line per printed event, plus the task's line, for a verbose crew", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "crewts-verbose-"));
+    try {
+      const path = join(dir, "run.jsonl");
+      await researchCrew({ verbose: true, outputLogFile: path }).kickoff({ topic: "cats" });
+      const lines = (await readFile(path, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines.map((l) => l.type)).toEqual([
+        "crew_kickoff_started",
+        "task_started",
+        "agent_execution_started",
+        "agent_logs_execution",
+        "agent_logs_execution",
+        "agent_execution_completed",
+        "task_completed",
+        "crew_kickoff_completed",
+      ]);
+      for (const line of lines) {
+        expect(typeof line.content).toBe("string");
+        expect(Number.isNaN(Date.parse(String(line.timestamp)))).toBe(false);
+      }
+      const toolLine = lines[3]!;
+      expect(toolLine).toMatchObject({ agent: "Cat Researcher", task: "research", title: "Tool used" });
+      expect(toolLine.content).toContain("Tool: lookup");
+      expect(toolLine.content).toContain("Output: result for cats");
+      expect(lines[6]).toMatchObject({ taskName: "research", task: "Research cats", agent: "Cat Researcher", status: "completed", output: "Cats sleep a lot." });
+      // The same records the screen shows.
+      expect(stream.text).toContain("Output: result for cats");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("wrapLine", () => {
+  it("breaks at spaces and splits words longer than the width", () => {
+    expect(wrapLine("aaa bbb ccc ddd", 10)).toEqual(["aaa bbb", "ccc ddd"]);
+    expect(wrapLine("a".repeat(25), 10)).toEqual(["a".repeat(10), "a".repeat(10), "a".repeat(5)]);
+  });
+});
