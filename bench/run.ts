@@ -1,59 +1,146 @@
-// Benchmarks of crewts's own overhead, each reported next to a baseline measured in the same run.
-// `npm run bench` (short) or `npm run bench -- --full`.
-import { z } from "zod";
-import { Agent, tool } from "../src/index.js";
-import { FakeLLM } from "../src/testing/index.js";
+// Benchmarks of crewts's orchestration overhead, side by side with LangGraph.js and KaibanJS in the
+// same run. `npm run bench` (short, under 3 minutes) or `npm run bench -- --full`.
+// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability  --no-build  --no-write
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, release, tmpdir, totalmem, type } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BenchConfig } from "./lib/config.js";
+import { markdownTable } from "./lib/markdown.js";
+import type { ResultRow, ScenarioReport } from "./lib/report.js";
+import { formatRatio } from "./lib/stats.js";
+import { agentScenarios } from "./scenarios/agent.js";
+import { concurrencyScenarios } from "./scenarios/concurrency.js";
+import { crewScenarios } from "./scenarios/crew.js";
+import { flowScenarios } from "./scenarios/flow.js";
+import { footprintScenarios } from "./scenarios/footprint.js";
+import { stabilityScenarios } from "./scenarios/stability.js";
+import { startupScenarios } from "./scenarios/startup.js";
 
-const full = process.argv.includes("--full");
-const rounds = full ? 15 : 7;
-const perRound = full ? 2_000 : 500;
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const args = process.argv.slice(2);
+const full = args.includes("--full");
+const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
+const build = !args.includes("--no-build");
+const write = !args.includes("--no-write");
+const resultsFile = join(root, "bench", "RESULTS.md");
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+const tmp = mkdtempSync(join(tmpdir(), "crewts-bench-"));
+// Crews store task outputs in the storage directory: keep the bench's out of the user's.
+process.env.CREWTS_STORAGE_DIR = join(tmp, "storage");
+mkdirSync(process.env.CREWTS_STORAGE_DIR, { recursive: true });
+const config: BenchConfig = { full, tmpDir: tmp, root };
+
+/** dist/ as users import it; the start-up scenario measures it. Returns why it failed, if it did. */
+function buildDist(): string | undefined {
+  const out = spawnSync("npm", ["run", "build"], { cwd: root, encoding: "utf8" });
+  if (out.status === 0) return undefined;
+  return `npm run build failed: ${(out.stderr || out.stdout).trim().split("\n").slice(-3).join(" ")}`;
 }
-function spread(xs: number[]): string {
-  const s = [...xs].sort((a, b) => a - b);
-  return `${s[0]!.toFixed(1)}–${s.at(-1)!.toFixed(1)}`;
+
+const scenarios: { group: string; run: () => Promise<ScenarioReport> }[] = [
+  { group: "start-up", run: () => startupScenarios(config, build ? buildDist() : existsSync(join(root, "dist", "index.js")) ? undefined : "dist/ missing; run without --no-build") },
+  { group: "footprint", run: () => footprintScenarios(config) },
+  { group: "flow", run: () => flowScenarios(config) },
+  { group: "crew", run: () => crewScenarios(config) },
+  { group: "concurrency", run: () => concurrencyScenarios(config) },
+  { group: "agent", run: () => agentScenarios(config) },
+  { group: "stability", run: () => stabilityScenarios(config) },
+];
+
+const HEADERS = ["group", "scenario", "unit", "crewts", "vs", "other", "crewts/other", "goal", "met"];
+const rowCells = (r: ResultRow) => [
+  r.group,
+  r.scenario,
+  r.unit,
+  r.crewts,
+  r.against,
+  r.other,
+  r.ratio === undefined ? "" : formatRatio(r.ratio),
+  r.goal ?? "",
+  r.met === undefined ? (r.goal ? "n/a" : "") : r.met ? "yes" : "**NO**",
+];
+
+function machine(): string[] {
+  const version = (pkg: string) => {
+    try {
+      return (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+    } catch {
+      return "not installed";
+    }
+  };
+  let commit = "unknown";
+  try {
+    commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
+  } catch {
+    // not a git checkout
+  }
+  const cpu = cpus();
+  return [
+    `- Date: ${new Date().toISOString()}`,
+    `- Machine: ${cpu[0]?.model ?? "unknown CPU"}, ${cpu.length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM, ${type()} ${release()}`,
+    `- Node ${process.version}; crewts ${(JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version} (commit ${commit}, working tree as it was)`,
+    `- Peers: @langchain/langgraph ${version("@langchain/langgraph")}, @langchain/core ${version("@langchain/core")}, @langchain/langgraph-checkpoint-sqlite ${version("@langchain/langgraph-checkpoint-sqlite")}, kaibanjs ${version("kaibanjs")}`,
+  ];
 }
 
-async function timeIt(fn: () => Promise<void>): Promise<number> {
-  const t0 = performance.now();
-  for (let i = 0; i < perRound; i++) await fn();
-  return ((performance.now() - t0) * 1000) / perRound; // microseconds per operation
+const started = performance.now();
+const reports: ScenarioReport[] = [];
+try {
+  for (const s of scenarios) {
+    if (only && !only.includes(s.group)) continue;
+    const t0 = performance.now();
+    process.stdout.write(`\n== ${s.group} ...\n`);
+    try {
+      const report = await s.run();
+      report.elapsedMs = performance.now() - t0;
+      reports.push(report);
+      console.log(markdownTable(HEADERS, report.rows.map(rowCells)));
+      console.log(`(${(report.elapsedMs / 1000).toFixed(1)} s)`);
+    } catch (error) {
+      // One broken scenario (e.g. src/ mid-edit) must not lose the others.
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      console.error(`${s.group} failed: ${message}`);
+      reports.push({ group: s.group, rows: [{ group: s.group, scenario: "scenario failed", unit: "", crewts: message.split("\n")[0]!, against: "", other: "" }], details: [], elapsedMs: performance.now() - t0 });
+    }
+  }
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
 }
+const totalS = (performance.now() - started) / 1000;
 
-const multiplier = tool({
-  name: "multiplier",
-  description: "Multiplies two numbers",
-  schema: z.object({ a: z.number(), b: z.number() }),
-  execute: ({ a, b }) => a * b,
-});
-const script = ['Thought: use the tool\nAction: multiplier\nAction Input: {"a": 6, "b": 7}', "Thought: done\nFinal Answer: 42"];
-const responder = (_m: unknown, i: number) => script[i % 2]!;
+const rows = reports.flatMap((r) => r.rows);
+const goals = rows.filter((r) => r.goal !== undefined);
+const met = goals.filter((r) => r.met === true).length;
+console.log(`\n== summary: ${met} of ${goals.length} goal checks met; ${full ? "full" : "short"} run took ${totalS.toFixed(0)} s`);
+for (const r of goals) console.log(`  ${r.met === true ? "met   " : r.met === false ? "MISSED" : "n/a   "} ${r.group}: ${r.scenario} vs ${r.against} (${r.goal})`);
 
-// Baseline: the two bare FakeLLM calls an agent run needs, without any agent around them.
-const bareLLM = new FakeLLM(responder);
-const baseline = async () => {
-  await bareLLM.call([{ role: "user", content: "6*7" }]);
-  await bareLLM.call([{ role: "user", content: "6*7" }]);
-};
-const agentLLM = new FakeLLM(responder);
-const agent = new Agent({ role: "Mathematician", goal: "Compute", backstory: "Careful", llm: agentLLM, tools: [multiplier] });
-const agentRun = async () => {
-  await agent.kickoff("What is 6 times 7?");
-};
-
-await timeIt(baseline);
-await timeIt(agentRun); // warm-up
-const base: number[] = [];
-const ours: number[] = [];
-for (let r = 0; r < rounds; r++) {
-  base.push(await timeIt(baseline));
-  ours.push(await timeIt(agentRun));
+if (write && !only) {
+  // Everything from "## Findings" on is written by people (profiles, recommendations) and kept.
+  const previous = existsSync(resultsFile) ? readFileSync(resultsFile, "utf8") : "";
+  const findingsAt = previous.indexOf("\n## Findings");
+  const findings = findingsAt >= 0 ? previous.slice(findingsAt + 1) : "## Findings\n\n(none written yet)\n";
+  const md = [
+    "# crewts benchmark results",
+    "",
+    `Generated by \`npm run bench${full ? " -- --full" : ""}\` (${full ? "full" : "short"} run, ${totalS.toFixed(0)} s). ` +
+      "Every comparison ran in the same process (or, for start-up, the same loop of fresh processes), contenders alternating " +
+      "sample by sample after a warm-up. Numbers are medians; ± is half the interquartile range over the median. " +
+      "crewts runs from src/ through tsx, except start-up, which imports the built dist/.",
+    "",
+    ...machine(),
+    "",
+    "## Results",
+    "",
+    markdownTable(HEADERS, rows.map(rowCells)),
+    "",
+    `Goals: ${met} of ${goals.length} checks met.`,
+    "",
+    ...reports.flatMap((r) => [`## Details: ${r.group} (${((r.elapsedMs ?? 0) / 1000).toFixed(1)} s)`, "", ...r.details.flatMap((d) => [d, ""])]),
+    findings.trimEnd(),
+    "",
+  ].join("\n");
+  writeFileSync(resultsFile, md);
+  console.log(`wrote ${resultsFile}`);
 }
-const overhead = median(ours) - median(base);
-console.log(`agent kickoff with one tool call (2 LLM calls), ${rounds} rounds x ${perRound} runs, Node ${process.version}`);
-console.log(`  baseline (2 bare FakeLLM calls): median ${median(base).toFixed(1)} µs  [${spread(base)}]`);
-console.log(`  crewts agent run:                 median ${median(ours).toFixed(1)} µs  [${spread(ours)}]`);
-console.log(`  orchestration overhead per run: ${overhead.toFixed(1)} µs (ratio ${(median(ours) / median(base)).toFixed(1)}x the bare calls)`);

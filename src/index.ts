@@ -41,3 +41,4 @@ export {
   type StoredTaskOutput,
   type TaskOutputStore,
 } from "./storage/index.js";
+export * from "./project/index.js";

@@ -20,7 +20,7 @@ import { Process } from "./Process.js";
 import { prepareReplay, ReplayRecorder } from "./replay.js";
 import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
-import { loadTrainedAgents, trainCrew, trainedInstructionsFor, TRAINED_AGENTS_DATA_FILE, type TrainCrewOptions, type TrainingResult } from "./training.js";
+import { loadTrainedAgents, trainCrew, trainedInstructionsFor, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
 
 /**
@@ -66,6 +66,7 @@ export class Crew {
   private rpmLimiter: RpmLimiter | undefined;
   // The outputs of the latest kickoff, for replay (the copies kickoffForEach makes keep theirs in memory).
   private taskOutputStore: TaskOutputStore;
+  private trainedData: Promise<TrainedAgentsData | undefined> | undefined;
   private readonly logFile: TaskLogFile | undefined;
 
   constructor(options: CrewOptions) {
@@ -110,16 +111,19 @@ export class Crew {
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(`kickoffForEach concurrency must be a positive integer, got ${String(concurrency)}.`);
     }
-    const copies = inputsList.map(() => {
-      const copy = this.copy();
-      copy.rpmLimiter = this.rpmLimiter;
-      // Runs side by side must not reset and overwrite one another's records in one store.
-      copy.taskOutputStore = new InMemoryTaskOutputStore();
-      return copy;
-    });
+    // Each copy is made when its turn comes, so the first runs start at once and idle copies hold no memory.
+    const copies: Crew[] = [];
     let outputs: CrewOutput[];
     try {
-      outputs = await mapConcurrent(inputsList, concurrency, (inputs, index) => copies[index]!.kickoff(inputs));
+      outputs = await mapConcurrent(inputsList, concurrency, (inputs) => {
+        const copy = this.copy();
+        copy.rpmLimiter = this.rpmLimiter;
+        copy.trainedData = this.trainedData ??= this.loadTrainedData();
+        // Runs side by side must not reset and overwrite one another's records in one store.
+        copy.taskOutputStore = new InMemoryTaskOutputStore();
+        copies.push(copy);
+        return copy.kickoff(inputs);
+      });
     } finally {
       const total = emptyUsageMetrics();
       for (const copy of copies) addToUsageMetrics(total, copy.usageMetrics);
@@ -165,8 +169,23 @@ export class Crew {
   }
 
   /** Trains a copy of the crew on human feedback and saves what each agent learned to `filename` (see trainCrew). */
-  train(options: TrainCrewOptions): Promise<TrainingResult> {
-    return trainCrew(this, options);
+  async train(options: TrainCrewOptions): Promise<TrainingResult> {
+    try {
+      return await trainCrew(this, options);
+    } finally {
+      this.trainedData = undefined;
+    }
+  }
+
+  private async loadTrainedData(): Promise<TrainedAgentsData | undefined> {
+    const file = this.options.trainedAgentsFile;
+    try {
+      return await loadTrainedAgents(file ?? TRAINED_AGENTS_DATA_FILE);
+    } catch (error) {
+      if (file !== undefined) throw error;
+      process.emitWarning(`Trained agent data not used: ${(error as Error).message}`, { code: "CREWTS_TRAINED_DATA" });
+      return undefined;
+    }
   }
 
   /** Runs a copy of the crew `iterations` times and has `evalLLM` score every task output (see testCrew). */
@@ -265,7 +284,8 @@ export class Crew {
     } finally {
       scope.release();
       await releaseVerbose?.();
-      await this.taskOutputStore.close();
+      // The store stays open for the next kickoff or replay: an open libsql client does not keep the
+      // process alive, and reopening it costs more than a whole task's orchestration.
     }
   }
 
@@ -274,15 +294,9 @@ export class Crew {
    * trainedAgentsFile fails the kickoff; a broken default file only warns, as it was never asked for.
    */
   private async applyTrainedData(): Promise<void> {
-    const file = this.options.trainedAgentsFile;
-    let data;
-    try {
-      data = await loadTrainedAgents(file ?? TRAINED_AGENTS_DATA_FILE);
-    } catch (error) {
-      if (file !== undefined) throw error;
-      process.emitWarning(`Trained agent data not used: ${(error as Error).message}`, { code: "CREWTS_TRAINED_DATA" });
-      return;
-    }
+    // Read once per crew (and shared with kickoffForEach's copies); train() forgets it.
+    this.trainedData ??= this.loadTrainedData();
+    const data = await this.trainedData;
     if (!data) return;
     for (const agent of this.participants()) {
       const instructions = trainedInstructionsFor(data, agent.role);

@@ -1,16 +1,20 @@
 import { randomUUID } from "node:crypto";
 import type { LanguageModel } from "ai";
 import { eventBus } from "../events/index.js";
-import { completeText, streamCompletion, type CompletionRequest } from "./completion.js";
+import type { CompletionRequest } from "./completion.js";
+import type * as SdkModule from "./sdk.js";
 import { contextWindowOf, usableContextWindow } from "./contextWindow.js";
 import { LLMAuthenticationError, LLMTimeoutError } from "./errors.js";
 import { parseLLMOptions, type LLMOptions, type ResolvedLLMOptions } from "./LLMOptions.js";
 import { isReasoningModel, LLMOptionsError, parseModelId, supportsToolCalling, type ModelId, type Provider } from "./modelId.js";
-import { toModelMessages, toToolSet } from "./modelMessages.js";
-import { createProviderModel, resolveConnection } from "./providerModel.js";
 import { abortReason, withRetries } from "./retry.js";
-import { toLLMError, type ErrorContext } from "./toLLMError.js";
+import type { ErrorContext } from "./toLLMError.js";
 import type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult } from "./types.js";
+
+type Sdk = typeof SdkModule;
+let sdkModule: Promise<Sdk> | undefined;
+/** The AI SDK side of the layer, imported once, on the first call of any LLM. */
+const loadSdk = (): Promise<Sdk> => (sdkModule ??= import("./sdk.js"));
 
 /** A model behind the Vercel AI SDK: openai, anthropic, ollama or any openai-compatible server, with retries and timeouts. */
 export class LLM implements BaseLLM {
@@ -61,14 +65,15 @@ export class LLM implements BaseLLM {
   async call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
     if (options.signal?.aborted) throw abortReason(options.signal);
     const callId = options.callId ?? randomUUID();
-    const { model, errorContext: ctx } = this.build();
-    const request = this.request(model, messages, options);
+    const sdk = await loadSdk();
+    const { model, errorContext: ctx } = this.build(sdk);
+    const request = this.request(sdk, model, messages, options);
     const stream = options.stream ?? this.#options.stream;
     let streamed = false;
     return withRetries(
       async () => {
         streamed = false;
-        return this.attempt(request, options, ctx, stream ? (delta) => {
+        return this.attempt(sdk, request, options, ctx, stream ? (delta) => {
           streamed = true;
           this.onDelta(delta, callId, options);
         } : undefined);
@@ -98,6 +103,7 @@ export class LLM implements BaseLLM {
 
   /** One attempt under its own timeout; every failure leaves as an LLMError, except a user abort. */
   private async attempt(
+    sdk: Sdk,
     request: CompletionRequest,
     options: LLMCallOptions,
     ctx: ErrorContext,
@@ -117,7 +123,7 @@ export class LLM implements BaseLLM {
     // A listener added to an already-aborted signal never fires: the request would run to the timeout.
     if (userSignal?.aborted) onUserAbort();
     try {
-      return onDelta === undefined ? await completeText(request, controller.signal) : await streamCompletion(request, controller.signal, onDelta);
+      return onDelta === undefined ? await sdk.completeText(request, controller.signal) : await sdk.streamCompletion(request, controller.signal, onDelta);
     } catch (error) {
       if (userSignal?.aborted) throw abortReason(userSignal);
       if (timedOut) {
@@ -126,7 +132,7 @@ export class LLM implements BaseLLM {
           { provider: ctx.provider, model: ctx.model, cause: error },
         );
       }
-      throw toLLMError(error, ctx);
+      throw sdk.toLLMError(error, ctx);
     } finally {
       clearTimeout(timer);
       userSignal?.removeEventListener("abort", onUserAbort);
@@ -140,13 +146,13 @@ export class LLM implements BaseLLM {
     }
   }
 
-  private request(model: LanguageModel, messages: ChatMessage[], options: LLMCallOptions): CompletionRequest {
+  private request(sdk: Sdk, model: LanguageModel, messages: ChatMessage[], options: LLMCallOptions): CompletionRequest {
     const reasoning = isReasoningModel(this.id.name);
     const request: CompletionRequest = {
       model,
-      messages: toModelMessages(messages, { objectToolInputs: this.id.provider === "anthropic" }),
+      messages: sdk.toModelMessages(messages, { objectToolInputs: this.id.provider === "anthropic" }),
     };
-    if (options.tools !== undefined && options.tools.length > 0) request.tools = toToolSet(options.tools);
+    if (options.tools !== undefined && options.tools.length > 0) request.tools = sdk.toToolSet(options.tools);
     const stop = [...new Set([...this.stop, ...(options.stop ?? [])])];
     // Reasoning models reject `stop` and `temperature`; the agent truncates at stop words itself.
     if (stop.length > 0 && !reasoning) request.stopSequences = stop;
@@ -155,9 +161,9 @@ export class LLM implements BaseLLM {
     return request;
   }
 
-  private build(): { model: LanguageModel; errorContext: ErrorContext } {
+  private build(sdk: Sdk): { model: LanguageModel; errorContext: ErrorContext } {
     if (this.#built) return this.#built;
-    const connection = resolveConnection(this.id, this.#options);
+    const connection = sdk.resolveConnection(this.id, this.#options);
     if (connection.apiKeyRequired && connection.apiKey === undefined) {
       throw new LLMAuthenticationError(
         `${this.model}: no API key. Set ${connection.apiKeyEnvVar} in the environment, or pass apiKey to new LLM({ ... }).`,
@@ -170,7 +176,7 @@ export class LLM implements BaseLLM {
       secrets: [connection.apiKey, ...credentialHeaderValues(this.#options.headers)],
       apiKeyEnvVar: connection.apiKeyEnvVar,
     };
-    this.#built = { model: createProviderModel(this.id, connection, this.#options.headers), errorContext };
+    this.#built = { model: sdk.createProviderModel(this.id, connection, this.#options.headers), errorContext };
     return this.#built;
   }
 }

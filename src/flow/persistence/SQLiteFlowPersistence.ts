@@ -7,11 +7,6 @@ export const FLOW_STATES_DB_FILE = "flow_states.db";
 
 // CrewAI's table: one row per save, so a flow's history stays inspectable; loads read the newest.
 const SETUP = [
-  // One row per method is a commit per method: in WAL mode with synchronous=NORMAL a commit is an
-  // append without fsync, still safe when the process is killed (only an OS crash may lose the
-  // newest rows), where the default rollback journal syncs the disk several times per commit.
-  "PRAGMA journal_mode = WAL",
-  "PRAGMA synchronous = NORMAL",
   `CREATE TABLE IF NOT EXISTS flow_states (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     flow_uuid TEXT NOT NULL,

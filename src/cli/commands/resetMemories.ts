@@ -1,0 +1,76 @@
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { SQLiteTaskOutputStore, storageDir, TASK_OUTPUTS_DB_FILE } from "../../storage/index.js";
+import { CliError, ExitCode } from "../CliError.js";
+import { useProjectFolder } from "../projectFolder.js";
+
+/** The options of `crewts reset-memories`, one per kind (`-kn` and `-akn` arrive as --knowledge and --agent-knowledge). */
+export interface ResetMemoriesOptions {
+  all?: boolean;
+  short?: boolean;
+  long?: boolean;
+  entities?: boolean;
+  external?: boolean;
+  knowledge?: boolean;
+  agentKnowledge?: boolean;
+  kickoffOutputs?: boolean;
+}
+
+type Kind = Exclude<keyof ResetMemoriesOptions, "all">;
+
+// What each kind keeps in the storage directory. The memory and knowledge stores must use these
+// names when they are added, so that this command resets them.
+const KINDS: Record<Kind, { label: string; paths: string[] }> = {
+  short: { label: "Short-term memory", paths: ["short_term_memory.db"] },
+  long: { label: "Long-term memory", paths: ["long_term_memory.db"] },
+  entities: { label: "Entity memory", paths: ["entity_memory.db"] },
+  external: { label: "External memory", paths: [] },
+  knowledge: { label: "Crew knowledge", paths: ["knowledge"] },
+  agentKnowledge: { label: "Agent knowledge", paths: ["agent_knowledge"] },
+  kickoffOutputs: { label: "Latest kickoff task outputs", paths: [TASK_OUTPUTS_DB_FILE] },
+};
+
+/** `crewts reset-memories`: clears the chosen kinds from the project's storage directory. */
+export async function resetMemories(options: ResetMemoriesOptions, print: (line: string) => void = console.log): Promise<number> {
+  const kinds = options.all ? (Object.keys(KINDS) as Kind[]) : (Object.keys(KINDS) as Kind[]).filter((kind) => options[kind]);
+  if (kinds.length === 0) {
+    throw new CliError(
+      "Say what to reset: -a for everything, or any of -s (short-term), -l (long-term), -e (entity), -kn (knowledge), " +
+        "-akn (agent knowledge), -k (latest kickoff task outputs). See crewts reset-memories --help.",
+      ExitCode.usage,
+    );
+  }
+  useProjectFolder();
+  const dir = storageDir(false);
+  const notEnabled: string[] = [];
+  for (const kind of kinds) {
+    const { label, paths } = KINDS[kind];
+    const present = paths.map((path) => join(dir, path)).filter((path) => existsSync(path));
+    if (present.length === 0) {
+      notEnabled.push(label);
+      continue;
+    }
+    if (kind === "kickoffOutputs") await resetTaskOutputs(present[0]!);
+    else for (const path of present) await rm(path, { recursive: true, force: true });
+    print(`${label} reset.`);
+  }
+  if (notEnabled.length > 0) {
+    const external = notEnabled.includes(KINDS.external.label) && !options.all ? " External memory lives in its provider: reset it there." : "";
+    print(`${list(notEnabled)}: not enabled or empty in this project (nothing stored in ${dir}), so there was nothing to reset.${external}`);
+  }
+  return 0;
+}
+
+async function resetTaskOutputs(file: string): Promise<void> {
+  const store = new SQLiteTaskOutputStore(file);
+  try {
+    await store.reset();
+  } finally {
+    await store.close();
+  }
+}
+
+function list(labels: string[]): string {
+  return labels.length <= 1 ? labels.join("") : `${labels.slice(0, -1).join(", ")} and ${labels.at(-1)}`;
+}

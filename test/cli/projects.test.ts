@@ -1,0 +1,217 @@
+// End to end, as a newcomer works: build and pack crewts from this working tree, create a crew
+// project and a flow project in a temp folder, install crewts into them from the tarball, and drive
+// them with the crewts binary offline (no API key: the generated projects use the mock server).
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+vi.setConfig({ testTimeout: 90_000 });
+
+const REPO = process.cwd();
+const work = mkdtempSync(join(tmpdir(), "crewts-projects-"));
+const crewDir = join(work, "latest_ai_development");
+const flowDir = join(work, "poem_flow");
+
+// Offline and isolated: no provider configured, storage under a private data directory (the
+// default per-project folder, so run and log-tasks-outputs must agree on it without help).
+const env: NodeJS.ProcessEnv = { ...process.env, XDG_DATA_HOME: join(work, "data"), NO_COLOR: "1" };
+for (const key of ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OLLAMA_HOST", "MODEL", "CREWTS_MODEL", "CREWTS_STORAGE_DIR", "DEBUG"]) delete env[key];
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function sh(file: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The project's own crewts binary, as `npx crewts` runs it. */
+const crewts = (project: string, ...args: string[]): Promise<Result> => sh(join(project, "node_modules", ".bin", "crewts"), args, project);
+
+async function must(result: Promise<Result>, what: string): Promise<Result> {
+  const r = await result;
+  if (r.code !== 0) throw new Error(`${what} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+  return r;
+}
+
+beforeAll(async () => {
+  await must(sh("npm", ["run", "build"], REPO), "npm run build");
+  const packed = await must(sh("npm", ["pack", "--pack-destination", work], REPO), "npm pack");
+  const tarball = join(work, packed.stdout.trim().split("\n").at(-1)!);
+  const cli = join(REPO, "dist", "cli", "main.js");
+  await must(sh("node", [cli, "create", "crew", "latest_ai_development", "--dir", work], work), "create crew");
+  await must(sh("node", [cli, "create", "flow", "poem_flow", "--dir", work], work), "create flow");
+  const install = ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"];
+  await Promise.all([must(sh("npm", install, crewDir), "npm install (crew)"), must(sh("npm", install, flowDir), "npm install (flow)")]);
+}, 240_000);
+
+// Two installed projects weigh a few hundred megabytes.
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
+
+describe("a created crew project", () => {
+  it("runs offline with crewts run, saying so on its first line", async () => {
+    const { code, stdout, stderr } = await crewts(crewDir, "run");
+    expect(code, stderr).toBe(0);
+    expect(stdout.split("\n")[0]).toMatch(/^Running offline against the built-in mock server/);
+    expect(stdout).toContain("## Review the context");
+    expect(readFileSync(join(crewDir, "report.md"), "utf8")).toContain("Written offline by the mock model");
+  });
+
+  it("lists the stored task outputs, from the project folder or below it, and replays from one", async () => {
+    const listed = await sh(join(crewDir, "node_modules", ".bin", "crewts"), ["log-tasks-outputs"], join(crewDir, "src"));
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/Task 1: [0-9a-f-]{36}\n {2}Description: Conduct a thorough research about AI LLMs\./);
+    expect(listed.stdout).toMatch(/Task 2: [0-9a-f-]{36}\n {2}Description: Review the context you got/);
+    expect(listed.stdout).toContain("Agent: AI LLMs Reporting Analyst");
+
+    const records = JSON.parse((await crewts(crewDir, "log-tasks-outputs", "--json")).stdout) as { taskId: string; raw: string }[];
+    expect(records).toHaveLength(2);
+    const replayed = await crewts(crewDir, "replay", "-t", records[1]!.taskId);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toContain("## Review the context");
+
+    const unknown = await crewts(crewDir, "replay", "-t", "no-such-task");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^Error: .*no-such-task.*crewts log-tasks-outputs/m);
+    noStack(unknown.stderr);
+  });
+
+  it("tests the crew offline, and resets the stored outputs", async () => {
+    const tested = await crewts(crewDir, "test", "-n", "1");
+    expect(tested.code, tested.stderr).toBe(0);
+    expect(tested.stdout).toMatch(/Task 1 +\| 8\.0/);
+
+    const reset = await crewts(crewDir, "reset-memories", "-a");
+    expect(reset.code).toBe(0);
+    expect(reset.stdout).toContain("Latest kickoff task outputs reset.");
+    expect(reset.stdout).toMatch(/Short-term memory, .* not enabled or empty in this project/);
+    expect((await crewts(crewDir, "log-tasks-outputs")).stdout).toMatch(/^No task outputs stored yet/);
+  });
+
+  it("reports a YAML mistake with the file, the line and the key, without a stack trace", async () => {
+    const file = join(crewDir, "src", "config", "tasks.yaml");
+    const original = readFileSync(file, "utf8");
+    const line = original.split("\n").indexOf("  agent: reporting_analyst") + 1;
+    writeFileSync(file, original.replace("agent: reporting_analyst", "agent: reporter"));
+    try {
+      const { code, stderr } = await crewts(crewDir, "run");
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Error: src/config/tasks.yaml:${line}: task "reporting_task": agent "reporter" is not defined in agents.yaml (known: researcher, reporting_analyst)`);
+      noStack(stderr);
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+
+  it("type-checks with the project's own TypeScript", async () => {
+    const { code, stdout } = await sh(join(crewDir, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], crewDir);
+    expect(code, stdout).toBe(0);
+  });
+});
+
+describe("a created flow project", () => {
+  it("runs offline with crewts run and crewts flow kickoff", async () => {
+    const run = await crewts(flowDir, "run");
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.split("\n")[0]).toMatch(/^Running offline against the built-in mock server/);
+    expect(run.stdout).toContain("Saved to poem.txt");
+    expect(readFileSync(join(flowDir, "poem.txt"), "utf8")).toContain("crewts");
+    const kickoff = await crewts(flowDir, "flow", "kickoff");
+    expect(kickoff.code, kickoff.stderr).toBe(0);
+  });
+
+  it("writes the HTML plot with crewts flow plot", async () => {
+    const { code, stdout, stderr } = await crewts(flowDir, "flow", "plot");
+    expect(code, stderr).toBe(0);
+    const path = join(flowDir, "crewts_flow.html");
+    expect(stdout).toContain(`Flow plot written to ${path}`);
+    const html = readFileSync(path, "utf8");
+    expect(html).toMatch(/<html/i);
+    expect(html).toContain("generateSentenceCount");
+
+    mkdirSync(join(work, "plots"), { recursive: true });
+    const custom = await crewts(flowDir, "flow", "plot", "-o", join(work, "plots", "flow.html"));
+    expect(custom.code, custom.stderr).toBe(0);
+    expect(readdirSync(join(work, "plots"))).toEqual(["flow.html"]);
+  });
+
+  it("type-checks with the project's own TypeScript", async () => {
+    const { code, stdout } = await sh(join(flowDir, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], flowDir);
+    expect(code, stdout).toBe(0);
+  });
+});
+
+describe("crewts chat under a real terminal (tmux)", () => {
+  it("asks for the inputs, runs the crew, answers a follow-up question and quits on exit", async () => {
+    const tmux = await sh("tmux", ["-V"], work);
+    if (tmux.code !== 0) throw new Error("tmux is needed for this test and is not installed: apt-get install -y tmux (bash .ci/run installs it).");
+    const socket = `crewts-test-${process.pid}`;
+    const t = (...args: string[]) => sh("tmux", ["-L", socket, ...args], crewDir);
+    const screen = async () => (await t("capture-pane", "-p", "-t", "chat", "-S", "-200")).stdout;
+    const waitFor = async (pattern: RegExp, what: string): Promise<string> => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const text = await screen();
+        if (pattern.test(text)) return text;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the terminal shows:\n${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    // A private tmux server started by this process gets this environment (offline, private storage).
+    await must(t("new-session", "-d", "-s", "chat", "-x", "140", "-y", "60", `${join(crewDir, "node_modules", ".bin", "crewts")} chat; echo CHAT_EXIT=$?; sleep 600`), "tmux new-session");
+    try {
+      await waitFor(/topic\?\s*\n.*AI LLMs/, "the topic prompt");
+      await t("send-keys", "-t", "chat", "AI agents", "Enter");
+      await waitFor(/current_year\?/, "the current_year prompt");
+      await t("send-keys", "-t", "chat", "Enter");
+      const result = await waitFor(/Ask about the result/, "the result and the question prompt");
+      expect(result).toContain("Conduct a thorough research about AI agents");
+      await t("send-keys", "-t", "chat", "What research was done about agents?", "Enter");
+      const answered = await waitFor(/From the results: .*research about AI agents/, "the answer");
+      expect(answered).toMatch(/Answer/);
+      await t("send-keys", "-t", "chat", "exit", "Enter");
+      const done = await waitFor(/CHAT_EXIT=\d+/, "the end of the chat");
+      expect(done).toContain("Chat ended.");
+      expect(done).toContain("CHAT_EXIT=0");
+    } finally {
+      await t("kill-server");
+    }
+  }, 120_000);
+});
+
+describe("the installed binary", () => {
+  it("answers --help for every command", async () => {
+    const commands = [[], ["create", "crew"], ["create", "flow"], ["run"], ["flow", "kickoff"], ["flow", "plot"], ["replay"], ["log-tasks-outputs"], ["train"], ["test"], ["reset-memories"], ["chat"], ["version"]];
+    const results = await Promise.all(commands.map((command) => crewts(crewDir, ...command, "--help")));
+    results.forEach((r, i) => {
+      expect(r.code, commands[i]!.join(" ")).toBe(0);
+      expect(r.stdout).toContain("Usage: crewts");
+    });
+  });
+
+  it("loads only commander and its own small modules at start-up", () => {
+    const installed = join(crewDir, "node_modules", "crewts", "dist", "cli", "main.js");
+    const source = readFileSync(installed, "utf8");
+    expect(source.startsWith("#!/usr/bin/env node\n")).toBe(true);
+    const imports = [...source.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]!);
+    const external = imports.filter((spec) => !spec.startsWith("node:") && !spec.startsWith("."));
+    expect(external).toEqual(["commander"]);
+    const chunks = imports.filter((spec) => spec.startsWith("."));
+    for (const chunk of chunks) {
+      const text = readFileSync(join(installed, "..", chunk), "utf8");
+      expect([...text.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]).filter((s) => !s!.startsWith("node:"))).toEqual([]);
+    }
+    expect(existsSync(installed)).toBe(true);
+  });
+});
