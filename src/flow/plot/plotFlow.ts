@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import type { FlowGraph } from "../FlowGraph.js";
@@ -70,6 +70,10 @@ function assertDirectory(dir: string, path: string): void {
 }
 
 function readLibrary(): string {
+  // The published package ships the file in dist/vendor/, next to the bundle (scripts/vendorGraphLibrary.ts);
+  // from source, the cytoscape devDependency provides it.
+  const vendored = new URL("./vendor/cytoscape.min.js", import.meta.url);
+  if (existsSync(vendored)) return readFileSync(vendored, "utf8");
   let file: string;
   try {
     file = createRequire(import.meta.url).resolve(LIBRARY_FILE);
