@@ -9,6 +9,7 @@ import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/
 import type { BaseTool } from "../tools/BaseTool.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 import { ToolRunner } from "../tools/ToolRunner.js";
+import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
 import { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, formatDate, type AgentOptions } from "./AgentOptions.js";
@@ -52,8 +53,8 @@ export class Agent {
   private readonly rpmLimiter?: RpmLimiter;
 
   constructor(options: AgentOptions) {
-    const parsed = agentOptionsSchema.safeParse(options);
-    if (!parsed.success) {
+    const parsed = isTrustedConstruction() ? undefined : agentOptionsSchema.safeParse(options);
+    if (parsed && !parsed.success) {
       const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
       throw new AgentConfigError(`Invalid Agent options: ${issues.join("; ")}.`);
     }
@@ -191,7 +192,7 @@ export class Agent {
     const toolLLM = tools.length > 0 && this.functionCallingLLM ? this.functionCallingLLM : this.llm;
     const nativeTools = tools.length > 0 && (this.options.nativeToolCalling ?? true) && toolLLM.supportsFunctionCalling();
     const { messages, stop } = buildMessages(this, taskPrompt, tools, nativeTools);
-    const runner = new ToolRunner(tools, { ...(this.cache && this.toolsCache ? { cache: this.toolsCache } : {}), source });
+    const runner = withTrustedConstruction(() => new ToolRunner(tools, { ...(this.cache && this.toolsCache ? { cache: this.toolsCache } : {}), source }));
     const controller = this.maxExecutionTime ? new AbortController() : undefined;
     const stepCallback = this.options.stepCallback ?? this.crewStepCallback;
     const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RpmLimiter => l !== undefined);

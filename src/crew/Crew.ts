@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import type { Agent } from "../agent/Agent.js";
 import { RpmLimiter } from "../agent/RpmLimiter.js";
 import { eventBus } from "../events/EventBus.js";
@@ -70,8 +71,10 @@ export class Crew {
   private readonly logFile: TaskLogFile | undefined;
 
   constructor(options: CrewOptions) {
-    const parsed = crewOptionsSchema.safeParse(options);
-    if (!parsed.success) {
+    // Copies of a valid crew skip validation (kickoffForEach makes one per input).
+    const trusted = isTrustedConstruction();
+    const parsed = trusted ? undefined : crewOptionsSchema.safeParse(options);
+    if (parsed && !parsed.success) {
       const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
       throw new CrewValidationError(`Invalid Crew options: ${issues.join("; ")}.`, "invalid_options");
     }
@@ -80,7 +83,7 @@ export class Crew {
     this.agents = [...options.agents];
     this.tasks = [...options.tasks];
     this.process = options.process ?? Process.sequential;
-    validateCrew({ agents: this.agents, tasks: this.tasks, process: this.process, managerLLM: options.managerLLM, managerAgent: options.managerAgent });
+    if (!trusted) validateCrew({ agents: this.agents, tasks: this.tasks, process: this.process, managerLLM: options.managerLLM, managerAgent: options.managerAgent });
     this.rpmLimiter = options.maxRpm !== undefined ? new RpmLimiter(options.maxRpm) : undefined;
     this.logFile = options.outputLogFile ? new TaskLogFile(options.outputLogFile) : undefined;
     this.taskOutputStore = options.taskOutputStore ?? new SQLiteTaskOutputStore();
@@ -140,6 +143,10 @@ export class Crew {
 
   /** A new crew with copies of the agents and tasks (context pointing at the copied tasks) and the same options. */
   copy(): Crew {
+    return withTrustedConstruction(() => this.copyTrusted());
+  }
+
+  private copyTrusted(): Crew {
     const agentCopies = new Map<Agent, Agent>();
     const copyAgent = (agent: Agent): Agent => {
       let copied = agentCopies.get(agent);

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { isTrustedConstruction } from "../tools/trustedConstruction.js";
 import { z } from "zod";
 import type { Agent } from "../agent/Agent.js";
 import { schemaToJsonText } from "../agent/OutputConverter.js";
@@ -65,7 +66,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   readonly resolvedGuardrails: readonly ResolvedGuardrail[];
 
   constructor(options: TaskOptions<S>) {
-    validateTaskOptions(this.optionsSchema(), options, new.target.name);
+    if (!isTrustedConstruction()) validateTaskOptions(this.optionsSchema(), options, new.target.name);
     this.options = Object.freeze({ ...options });
     this.description = options.description;
     this.expectedOutput = options.expectedOutput;
