@@ -6,7 +6,7 @@ import { eventBus } from "../events/EventBus.js";
 import { matchCrew, VerbosePrinter } from "../events/VerbosePrinter.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { SQLiteTaskOutputStore } from "../storage/SQLiteTaskOutputStore.js";
-import { InMemoryTaskOutputStore, type TaskOutputStore } from "../storage/TaskOutputStore.js";
+import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import { interpolate, type Task, type TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
 import { CrewOutput } from "./CrewOutput.js";
@@ -23,6 +23,15 @@ import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type Task
 import { TaskLogFile } from "./TaskLogFile.js";
 import { loadTrainedAgents, trainCrew, trainedInstructionsFor, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
+
+/** Where kickoffForEach's runs put their task outputs: nowhere, since a batch leaves no kickoff to replay. */
+const DISCARDED_OUTPUTS: TaskOutputStore = {
+  add: async () => undefined,
+  update: async () => undefined,
+  loadAll: async () => [],
+  reset: async () => undefined,
+  close: async () => undefined,
+};
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -122,8 +131,8 @@ export class Crew {
         const copy = this.copy();
         copy.rpmLimiter = this.rpmLimiter;
         copy.trainedData = this.trainedData ??= this.loadTrainedData();
-        // Runs side by side must not reset and overwrite one another's records in one store.
-        copy.taskOutputStore = new InMemoryTaskOutputStore();
+        // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
+        copy.taskOutputStore = DISCARDED_OUTPUTS;
         copies.push(copy);
         return copy.kickoff(inputs);
       });
