@@ -1,5 +1,4 @@
-import type { Client, InValue, Row } from "@libsql/client";
-import { LazySQLite } from "./libsql.js";
+import { SQLiteDatabase, type SQLiteStatement } from "./SQLiteDatabase.js";
 import { storagePath } from "./storageDir.js";
 import {
   completeRecord,
@@ -48,23 +47,18 @@ const COLUMNS = {
  * directory), opened on first use.
  */
 export class SQLiteTaskOutputStore implements TaskOutputStore {
-  private readonly db: LazySQLite;
+  private readonly db: SQLiteDatabase;
 
   /** `path`: the database file, or ":memory:" (gone once closed); default: the storage directory's task output file. */
   constructor(path?: string) {
     // The default is resolved on first use, so CREWTS_STORAGE_DIR set after construction still counts.
-    this.db = new LazySQLite(() => path ?? storagePath(TASK_OUTPUTS_DB_FILE), async (client) => {
-      await client.execute(CREATE_TABLE);
-    });
+    this.db = new SQLiteDatabase(() => path ?? storagePath(TASK_OUTPUTS_DB_FILE), [CREATE_TABLE]);
   }
 
   async add(record: NewStoredTaskOutput): Promise<void> {
     const r = completeRecord(record);
-    await this.run("save a task output", (client) =>
-      client.execute({
-        sql: UPSERT,
-        args: [r.taskIndex, r.taskId, r.expectedOutput, JSON.stringify(r.output), JSON.stringify(r.inputs), r.wasReplayed ? 1 : 0, r.timestamp],
-      }),
+    await this.run("save a task output", UPSERT, (st) =>
+      st.run(r.taskIndex, r.taskId, r.expectedOutput, JSON.stringify(r.output), JSON.stringify(r.inputs), r.wasReplayed ? 1 : 0, r.timestamp),
     );
   }
 
@@ -73,38 +67,36 @@ export class SQLiteTaskOutputStore implements TaskOutputStore {
     const known = fields.filter(([key]) => key in COLUMNS);
     if (known.length === 0) {
       // Nothing to change, but the caller still learns when the record does not exist.
-      const rows = await this.run("read a task output", (client) =>
-        client.execute({ sql: "SELECT 1 FROM latest_kickoff_task_outputs WHERE task_index = ?", args: [taskIndex] }),
-      );
-      if (rows.rows.length === 0) warnMissingRecord(taskIndex);
+      const row = await this.run("read a task output", "SELECT 1 FROM latest_kickoff_task_outputs WHERE task_index = ?", (st) => st.get(taskIndex));
+      if (row === undefined) warnMissingRecord(taskIndex);
       return;
     }
     const sets = known.map(([key]) => `${COLUMNS[key]} = ?`).join(", ");
     const args = known.map(([key, value]) => toColumnValue(key, value));
-    const result = await this.run("update a task output", (client) =>
-      client.execute({ sql: `UPDATE latest_kickoff_task_outputs SET ${sets} WHERE task_index = ?`, args: [...args, taskIndex] }),
-    );
-    if (result.rowsAffected === 0) warnMissingRecord(taskIndex);
+    const result = await this.run("update a task output", `UPDATE latest_kickoff_task_outputs SET ${sets} WHERE task_index = ?`, (st) => st.run(...args, taskIndex));
+    if (result.changes === 0) warnMissingRecord(taskIndex);
   }
 
   async loadAll(): Promise<StoredTaskOutput[]> {
-    const result = await this.run("load task outputs", (client) =>
-      client.execute("SELECT task_index, task_id, expected_output, output, inputs, was_replayed, timestamp FROM latest_kickoff_task_outputs ORDER BY task_index"),
+    const rows = await this.run(
+      "load task outputs",
+      "SELECT task_index, task_id, expected_output, output, inputs, was_replayed, timestamp FROM latest_kickoff_task_outputs ORDER BY task_index",
+      (st) => st.all() as Row[],
     );
-    return result.rows.map(fromRow);
+    return rows.map(fromRow);
   }
 
   async reset(): Promise<void> {
-    await this.run("delete task outputs", (client) => client.execute("DELETE FROM latest_kickoff_task_outputs"));
+    await this.run("delete task outputs", "DELETE FROM latest_kickoff_task_outputs", (st) => st.run());
   }
 
   async close(): Promise<void> {
     await this.db.close();
   }
 
-  private async run<T>(what: string, action: (client: Client) => Promise<T>): Promise<T> {
+  private async run<T>(what: string, sql: string, action: (statement: SQLiteStatement) => T): Promise<T> {
     try {
-      return await action(await this.db.get());
+      return action(await this.db.statement(sql));
     } catch (error) {
       if (error instanceof TaskOutputStoreError) throw error;
       const reason = error instanceof Error ? error.message : String(error);
@@ -116,7 +108,9 @@ export class SQLiteTaskOutputStore implements TaskOutputStore {
   }
 }
 
-function toColumnValue(key: keyof StoredTaskOutputPatch, value: unknown): InValue {
+type Row = Record<string, unknown>;
+
+function toColumnValue(key: keyof StoredTaskOutputPatch, value: unknown): string | number {
   if (key === "output" || key === "inputs") return JSON.stringify(value);
   if (key === "wasReplayed") return value ? 1 : 0;
   return String(value);

@@ -8,4 +8,4 @@ export {
   type TaskOutputStore,
 } from "./TaskOutputStore.js";
 export { SQLiteTaskOutputStore, TASK_OUTPUTS_DB_FILE } from "./SQLiteTaskOutputStore.js";
-export { IN_MEMORY_DB, LazySQLite, openSQLite } from "./libsql.js";
+export { IN_MEMORY_DB, SQLiteDatabase, type SQLiteStatement } from "./SQLiteDatabase.js";
