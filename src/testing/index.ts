@@ -8,3 +8,4 @@ export {
   type MockResponse,
   type MockServerOptions,
 } from "./mockOpenAIServer.js";
+export { MOCK_EMBEDDING_DIMENSIONS, mockEmbedding } from "./mockServer/embeddingsProtocol.js";

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import type { AddressInfo, Socket } from "node:net";
 import { REDACTED } from "../llm/redact.js";
 import { anthropicProtocol } from "./mockServer/anthropicProtocol.js";
+import { embeddingsResponse, parseEmbeddingsRequest } from "./mockServer/embeddingsProtocol.js";
 import { openaiModelList, openaiProtocol } from "./mockServer/openaiProtocol.js";
 import { echoResponse, toScriptedAnswer } from "./mockServer/scriptedAnswer.js";
 import type { MockFault, MockOpenAIServer, MockRequest, MockResponse, MockServerOptions } from "./mockServer/types.js";
@@ -14,14 +15,15 @@ const DEFAULT_MODEL = "mock-model";
 // Headers that carry credentials; recorded requests end up in test output and logs.
 const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "x-api-key", "api-key"]);
 
-type Endpoint = "chat" | "messages" | "models" | "responses";
+type Endpoint = "chat" | "messages" | "models" | "responses" | "embeddings";
 
 /** Thrown when a completion request cannot be given an answer; becomes an HTTP 500. */
 class MockAnswerError extends Error {}
 
 /**
  * Starts a real HTTP server on 127.0.0.1 (OS-assigned port) speaking the OpenAI chat completions and
- * Anthropic Messages APIs, JSON and SSE, answering from a script.
+ * Anthropic Messages APIs, JSON and SSE, answering from a script, and the OpenAI embeddings API with
+ * deterministic bag-of-words vectors (see mockEmbedding).
  */
 export async function startMockOpenAIServer(options: MockServerOptions = {}): Promise<MockOpenAIServer> {
   const requests: MockRequest[] = [];
@@ -91,12 +93,18 @@ export async function startMockOpenAIServer(options: MockServerOptions = {}): Pr
     }
     if (fault?.body !== undefined) return send(res, 200, fault.body, extraHeaders);
 
-    if (endpoint === undefined) return sendError(404, `mock server has no route ${record.method} ${path}; it serves POST /v1/chat/completions, POST /v1/messages and GET /v1/models`);
+    if (endpoint === undefined) return sendError(404, `mock server has no route ${record.method} ${path}; it serves POST /v1/chat/completions, POST /v1/messages, POST /v1/embeddings and GET /v1/models`);
     if (endpoint === "responses") {
       return sendError(404, "mock server speaks the chat completions API, not the Responses API: use openai.chat(model) or @ai-sdk/openai-compatible");
     }
     if (endpoint === "models") return send(res, 200, JSON.stringify(openaiModelList(options.model ?? DEFAULT_MODEL)), extraHeaders);
     if (!parsed.ok) return sendError(400, `the request body is not valid JSON: ${parsed.error}`);
+    if (endpoint === "embeddings") {
+      const embeddings = parseEmbeddingsRequest(parsed.value);
+      if (typeof embeddings === "string") return sendError(400, embeddings);
+      const model = embeddings.model ?? options.model ?? DEFAULT_MODEL;
+      return send(res, 200, JSON.stringify(embeddingsResponse(model, embeddings.input, embeddings.dimensions)), extraHeaders);
+    }
     const request = protocol.parseRequest(parsed.value);
     if (typeof request === "string") return sendError(400, request);
 
@@ -157,6 +165,7 @@ function endpointOf(method: string, path: string): Endpoint | undefined {
   if (method === "POST" && route === "/chat/completions") return "chat";
   if (method === "POST" && route === "/messages") return "messages";
   if (method === "POST" && route === "/responses") return "responses";
+  if (method === "POST" && route === "/embeddings") return "embeddings";
   if (method === "GET" && route === "/models") return "models";
   return undefined;
 }

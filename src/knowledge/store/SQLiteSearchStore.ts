@@ -1,0 +1,319 @@
+import { createHash } from "node:crypto";
+import { SQLiteDatabase } from "../../storage/SQLiteDatabase.js";
+import { storagePath } from "../../storage/storageDir.js";
+import type { Embedder } from "../embedders/Embedder.js";
+import {
+  ftsQuery,
+  reciprocalRankFusion,
+  SearchStoreError,
+  type MetadataValue,
+  type SearchDocument,
+  type SearchOptions,
+  type SearchResult,
+  type SearchStore,
+  type UpsertReport,
+} from "./SearchStore.js";
+
+/** File of the default search store in the storage directory. */
+export const SEARCH_STORE_DB_FILE = "knowledge.db";
+
+/** Options of SQLiteSearchStore. */
+export interface SQLiteSearchStoreOptions {
+  /** Database file; default knowledge.db in the storage directory; ":memory:" for a private one. */
+  path?: string;
+  /** Documents live in a named collection; stores on one file with different collections do not see each other. */
+  collection?: string;
+  /** Enables vector and hybrid search; without it the store searches keywords (FTS5, BM25) only. */
+  embedder?: Embedder;
+}
+
+const SETUP = [
+  `CREATE TABLE IF NOT EXISTS documents (
+    rowid INTEGER PRIMARY KEY,
+    collection TEXT NOT NULL,
+    id TEXT NOT NULL,
+    content TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    UNIQUE (collection, id)
+  )`,
+  // rowid of an FTS row is the rowid of its document.
+  "CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(content, tokenize = 'unicode61')",
+  // Vectors by embedder and content hash: unchanged text is never embedded twice, even after a reset.
+  "CREATE TABLE IF NOT EXISTS embedding_cache (embedder TEXT NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (embedder, content_hash))",
+];
+
+const DEFAULT_LIMIT = 5;
+// Candidates fetched from each ranking before fusion and filtering.
+const CANDIDATES_PER_RESULT = 4;
+const MIN_VECTOR_CANDIDATES = 100;
+
+interface Row {
+  rowid: number;
+  id: string;
+  content: string;
+  metadata: string;
+}
+
+/**
+ * The embedded SearchStore on libsql: FTS5 keyword search always, vector search (F32_BLOB column and
+ * a libsql vector index, cosine) with an embedder, both fused by reciprocal rank in hybrid mode.
+ */
+export class SQLiteSearchStore implements SearchStore {
+  readonly collection: string;
+  private readonly db: SQLiteDatabase;
+  private readonly embedder: Embedder | undefined;
+  private readonly vectorTables = new Set<number>();
+  // Transactions share one connection and await between statements: they run one at a time.
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(options: SQLiteSearchStoreOptions = {}) {
+    this.collection = options.collection ?? "knowledge";
+    this.embedder = options.embedder;
+    const path = options.path;
+    this.db = new SQLiteDatabase(() => path ?? storagePath(SEARCH_STORE_DB_FILE), SETUP);
+  }
+
+  async upsert(documents: readonly SearchDocument[], options: { signal?: AbortSignal } = {}): Promise<UpsertReport> {
+    const report: UpsertReport = { added: 0, updated: 0, unchanged: 0, embedded: 0 };
+    const latest = new Map(documents.map((doc) => [doc.id, doc]));
+    const find = await this.db.statement("SELECT rowid, content_hash AS hash, metadata FROM documents WHERE collection = ? AND id = ?");
+    const pending: { doc: SearchDocument; hash: string; metadata: string; rowid: number | undefined; contentChanged: boolean }[] = [];
+    for (const doc of latest.values()) {
+      const hash = contentHash(doc.content);
+      const metadata = JSON.stringify(doc.metadata ?? {});
+      const existing = find.get(this.collection, doc.id) as { rowid: number; hash: string; metadata: string } | undefined;
+      const contentChanged = existing?.hash !== hash;
+      if (existing && !contentChanged && existing.metadata === metadata && !(await this.missingVector(existing.rowid))) {
+        report.unchanged++;
+        continue;
+      }
+      pending.push({ doc, hash, metadata, rowid: existing?.rowid, contentChanged });
+      if (existing) report.updated++;
+      else report.added++;
+    }
+    if (pending.length === 0) return report;
+
+    const vectors = this.embedder ? await this.vectorsFor(pending.map((p) => ({ hash: p.hash, content: p.doc.content })), options.signal, report) : undefined;
+    const dims = vectors?.values().next().value?.length;
+    if (dims !== undefined) await this.ensureVectorTable(dims);
+
+    const insert = await this.db.statement("INSERT INTO documents (collection, id, content, metadata, content_hash) VALUES (?, ?, ?, ?, ?)");
+    const update = await this.db.statement("UPDATE documents SET content = ?, metadata = ?, content_hash = ? WHERE rowid = ?");
+    const ftsDelete = await this.db.statement("DELETE FROM documents_fts WHERE rowid = ?");
+    const ftsInsert = await this.db.statement("INSERT INTO documents_fts (rowid, content) VALUES (?, ?)");
+    await this.transaction(async () => {
+      for (const item of pending) {
+        let rowid = item.rowid;
+        if (rowid === undefined) {
+          rowid = Number(insert.run(this.collection, item.doc.id, item.doc.content, item.metadata, item.hash).lastInsertRowid);
+        } else {
+          update.run(item.doc.content, item.metadata, item.hash, rowid);
+        }
+        if (item.contentChanged) {
+          ftsDelete.run(rowid);
+          ftsInsert.run(rowid, item.doc.content);
+        }
+        const vector = vectors?.get(item.hash);
+        if (vector && dims !== undefined) {
+          await this.deleteVectors([rowid]);
+          (await this.db.statement(`INSERT INTO vectors_${dims} (rowid, embedder, embedding) VALUES (?, ?, vector32(?))`)).run(rowid, this.embedderId(), JSON.stringify(vector));
+        }
+      }
+    });
+    return report;
+  }
+
+  async search(query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
+    const limit = options.limit ?? DEFAULT_LIMIT;
+    const mode = options.mode ?? (this.embedder ? "hybrid" : "keyword");
+    if (mode !== "keyword" && !this.embedder) {
+      throw new SearchStoreError(`${mode} search needs an embedder: pass embedder to the store (or search with mode: "keyword").`);
+    }
+    const filter = filterSql(options.filter ?? {});
+    const pool = Math.max(limit * CANDIDATES_PER_RESULT, limit);
+    let results: SearchResult[];
+    if (mode === "keyword") results = await this.keywordSearch(query, pool, filter);
+    else if (mode === "vector") results = await this.vectorSearch(query, pool, filter, options.signal);
+    else {
+      const [keyword, vector] = [await this.keywordSearch(query, pool, filter), await this.vectorSearch(query, pool, filter, options.signal)];
+      const fused = reciprocalRankFusion([keyword.map((r) => r.id), vector.map((r) => r.id)]);
+      const byId = new Map([...vector, ...keyword].map((r) => [r.id, r]));
+      results = [...fused].map(([id, score]) => ({ ...(byId.get(id) as SearchResult), score })).sort((a, b) => b.score - a.score);
+    }
+    const threshold = options.scoreThreshold;
+    return results.filter((r) => threshold === undefined || r.score >= threshold).slice(0, limit);
+  }
+
+  async delete(ids: readonly string[]): Promise<void> {
+    const find = await this.db.statement("SELECT rowid FROM documents WHERE collection = ? AND id = ?");
+    const rowids = ids.flatMap((id) => {
+      const row = find.get(this.collection, id) as { rowid: number } | undefined;
+      return row ? [row.rowid] : [];
+    });
+    await this.removeRows(rowids);
+  }
+
+  async count(): Promise<number> {
+    const row = (await this.db.statement("SELECT count(*) AS n FROM documents WHERE collection = ?")).get(this.collection) as { n: number };
+    return row.n;
+  }
+
+  async reset(): Promise<void> {
+    const rows = (await this.db.statement("SELECT rowid FROM documents WHERE collection = ?")).all(this.collection) as { rowid: number }[];
+    await this.removeRows(rows.map((r) => r.rowid));
+  }
+
+  async close(): Promise<void> {
+    this.vectorTables.clear();
+    await this.db.close();
+  }
+
+  private embedderId(): string {
+    return this.embedder?.id ?? "";
+  }
+
+  private async keywordSearch(query: string, limit: number, filter: FilterSql): Promise<SearchResult[]> {
+    const match = ftsQuery(query);
+    if (match === undefined) return [];
+    const sql =
+      "SELECT d.rowid, d.id, d.content, d.metadata, bm25(documents_fts) AS rank FROM documents_fts JOIN documents d ON d.rowid = documents_fts.rowid " +
+      `WHERE documents_fts MATCH ? AND d.collection = ?${filter.sql} ORDER BY rank LIMIT ?`;
+    const rows = (await this.db.statement(sql)).all(match, this.collection, ...filter.params, limit) as (Row & { rank: number })[];
+    // BM25 is unbounded (SQLite negates it: lower is better): scores are relative to the best match.
+    const best = rows[0]?.rank ?? -1;
+    return rows.map((row) => toResult(row, best < 0 ? row.rank / best : 1));
+  }
+
+  private async vectorSearch(query: string, limit: number, filter: FilterSql, signal: AbortSignal | undefined): Promise<SearchResult[]> {
+    const [vector] = await (this.embedder as Embedder).embed([query], signal ? { signal } : {});
+    if (!vector) return [];
+    const dims = vector.length;
+    if (!(await this.tableExists(`vectors_${dims}`))) return [];
+    const json = JSON.stringify(vector);
+    // The index returns the nearest k of every collection and embedder; fetch more, then filter.
+    const k = Math.max(limit * CANDIDATES_PER_RESULT, MIN_VECTOR_CANDIDATES);
+    const sql =
+      `SELECT d.rowid, d.id, d.content, d.metadata, vector_distance_cos(v.embedding, vector32(?)) AS distance ` +
+      `FROM vector_top_k('vectors_${dims}_idx', vector32(?), ?) t JOIN vectors_${dims} v ON v.rowid = t.id JOIN documents d ON d.rowid = v.rowid ` +
+      `WHERE d.collection = ? AND v.embedder = ?${filter.sql} ORDER BY distance LIMIT ?`;
+    const rows = (await this.db.statement(sql)).all(json, json, k, this.collection, this.embedderId(), ...filter.params, limit) as (Row & { distance: number })[];
+    return rows.map((row) => toResult(row, Math.max(0, Math.min(1, 1 - row.distance))));
+  }
+
+  /** Vectors by content hash: cached ones read, the rest embedded (each distinct text once) and cached. */
+  private async vectorsFor(items: { hash: string; content: string }[], signal: AbortSignal | undefined, report: UpsertReport): Promise<Map<string, number[]>> {
+    const embedder = this.embedder as Embedder;
+    const read = await this.db.statement("SELECT vector FROM embedding_cache WHERE embedder = ? AND content_hash = ?");
+    const vectors = new Map<string, number[]>();
+    const missing = new Map<string, string>();
+    for (const { hash, content } of items) {
+      if (vectors.has(hash) || missing.has(hash)) continue;
+      const row = read.get(embedder.id, hash) as { vector: Buffer } | undefined;
+      if (row) vectors.set(hash, [...new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength))]);
+      else missing.set(hash, content);
+    }
+    if (missing.size > 0) {
+      const embedded = await embedder.embed([...missing.values()], signal ? { signal } : {});
+      report.embedded += missing.size;
+      const write = await this.db.statement("INSERT OR REPLACE INTO embedding_cache (embedder, content_hash, vector) VALUES (?, ?, ?)");
+      [...missing.keys()].forEach((hash, index) => {
+        const vector = embedded[index] as number[];
+        vectors.set(hash, vector);
+        write.run(embedder.id, hash, Buffer.from(new Float32Array(vector).buffer));
+      });
+    }
+    return vectors;
+  }
+
+  private async missingVector(rowid: number): Promise<boolean> {
+    if (!this.embedder) return false;
+    for (const dims of await this.vectorTableDims()) {
+      if ((await this.db.statement(`SELECT 1 FROM vectors_${dims} WHERE rowid = ? AND embedder = ?`)).get(rowid, this.embedderId())) return false;
+    }
+    return true;
+  }
+
+  private async ensureVectorTable(dims: number): Promise<void> {
+    if (this.vectorTables.has(dims)) return;
+    (await this.db.statement(`CREATE TABLE IF NOT EXISTS vectors_${dims} (rowid INTEGER PRIMARY KEY, embedder TEXT NOT NULL, embedding F32_BLOB(${dims}) NOT NULL)`)).run();
+    (await this.db.statement(`CREATE INDEX IF NOT EXISTS vectors_${dims}_idx ON vectors_${dims} (libsql_vector_idx(embedding, 'metric=cosine'))`)).run();
+    this.vectorTables.add(dims);
+  }
+
+  private async tableExists(name: string): Promise<boolean> {
+    return (await this.db.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")).get(name) !== undefined;
+  }
+
+  private async vectorTableDims(): Promise<number[]> {
+    const rows = (await this.db.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vectors_%'")).all() as { name: string }[];
+    // The vector index adds shadow tables (vectors_64_idx_shadow); only vectors_<dims> hold vectors.
+    return rows.flatMap((r) => {
+      const dims = /^vectors_(\d+)$/.exec(r.name)?.[1];
+      return dims === undefined ? [] : [Number(dims)];
+    });
+  }
+
+  private async deleteVectors(rowids: number[]): Promise<void> {
+    for (const dims of await this.vectorTableDims()) {
+      const remove = await this.db.statement(`DELETE FROM vectors_${dims} WHERE rowid = ?`);
+      for (const rowid of rowids) remove.run(rowid);
+    }
+  }
+
+  private async removeRows(rowids: number[]): Promise<void> {
+    if (rowids.length === 0) return;
+    const ftsDelete = await this.db.statement("DELETE FROM documents_fts WHERE rowid = ?");
+    const docDelete = await this.db.statement("DELETE FROM documents WHERE rowid = ?");
+    await this.transaction(async () => {
+      await this.deleteVectors(rowids);
+      for (const rowid of rowids) {
+        ftsDelete.run(rowid);
+        docDelete.run(rowid);
+      }
+    });
+  }
+
+  private transaction(body: () => Promise<void>): Promise<void> {
+    const run = this.writing.then(() => this.runTransaction(body));
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runTransaction(body: () => Promise<void>): Promise<void> {
+    (await this.db.statement("BEGIN IMMEDIATE")).run();
+    try {
+      await body();
+      (await this.db.statement("COMMIT")).run();
+    } catch (error) {
+      (await this.db.statement("ROLLBACK")).run();
+      throw error;
+    }
+  }
+}
+
+interface FilterSql {
+  sql: string;
+  params: (string | number | null)[];
+}
+
+function filterSql(filter: Record<string, MetadataValue>): FilterSql {
+  let sql = "";
+  const params: (string | number | null)[] = [];
+  for (const [key, value] of Object.entries(filter)) {
+    if (key.includes('"')) throw new SearchStoreError(`metadata filter key ${JSON.stringify(key)} contains a double quote; use keys without one.`);
+    // IS rather than =: a null filter value matches a null (or missing) field.
+    sql += " AND json_extract(d.metadata, ?) IS ?";
+    params.push(`$."${key}"`, typeof value === "boolean" ? Number(value) : value);
+  }
+  return { sql, params };
+}
+
+function toResult(row: Row, score: number): SearchResult {
+  return { id: row.id, content: row.content, metadata: JSON.parse(row.metadata) as Record<string, MetadataValue>, score };
+}
+
+/** SHA-256 of a text, hex: equal hashes mean the text need not be embedded again. */
+export function contentHash(content: string): string {
+  return createHash("sha256").update(content).digest("hex");
+}

@@ -1,0 +1,91 @@
+/** A metadata value a document can carry and a filter can match. */
+export type MetadataValue = string | number | boolean | null;
+
+/** A piece of text to index. */
+export interface SearchDocument {
+  /** Unique within the store; adding the same id again replaces the document. */
+  id: string;
+  content: string;
+  metadata?: Record<string, MetadataValue>;
+}
+
+/** A document found by a search, with its score (higher is better, in [0, 1]). */
+export interface SearchResult {
+  id: string;
+  content: string;
+  metadata: Record<string, MetadataValue>;
+  score: number;
+}
+
+/** How to search. */
+export interface SearchOptions {
+  /** Most results returned (default 5, CrewAI's knowledge default). */
+  limit?: number;
+  /** Results scoring below this are dropped. */
+  scoreThreshold?: number;
+  /** Only documents whose metadata has exactly these values. */
+  filter?: Record<string, MetadataValue>;
+  /**
+   * "keyword" (BM25), "vector" (needs an embedder), or "hybrid" (both, fused by reciprocal rank).
+   * Default: hybrid when the store has an embedder, keyword otherwise.
+   */
+  mode?: "keyword" | "vector" | "hybrid";
+  signal?: AbortSignal;
+}
+
+/** What one upsert did. */
+export interface UpsertReport {
+  /** Documents new to the store. */
+  added: number;
+  /** Documents whose content or metadata changed. */
+  updated: number;
+  /** Documents identical to what the store held: nothing was written or embedded. */
+  unchanged: number;
+  /** Texts sent to the embedder (changed content not already embedded under the same hash). */
+  embedded: number;
+}
+
+/**
+ * Where knowledge and memory keep searchable text. The embedded default is SQLiteSearchStore; other
+ * backends (pgvector, LanceDB) implement this and pass test/knowledge/searchStoreConformance.ts.
+ */
+export interface SearchStore {
+  /** Adds or replaces documents by id; unchanged content is never embedded again. */
+  upsert(documents: readonly SearchDocument[], options?: { signal?: AbortSignal }): Promise<UpsertReport>;
+  search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
+  /** Removes documents by id (unknown ids are ignored). */
+  delete(ids: readonly string[]): Promise<void>;
+  count(): Promise<number>;
+  /** Removes every document. */
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown for a search the store cannot run (e.g. vector mode without an embedder). */
+export class SearchStoreError extends Error {
+  override name = "SearchStoreError";
+}
+
+/** Rank constant of reciprocal rank fusion (60, as in Cormack et al. and most hybrid search engines). */
+export const RRF_K = 60;
+
+/**
+ * Fuses ranked id lists by reciprocal rank: each list adds 1/(RRF_K + rank). Scores are divided by
+ * the best score possible (first in every list), so they fall in (0, 1].
+ */
+export function reciprocalRankFusion(rankings: readonly (readonly string[])[]): Map<string, number> {
+  const scores = new Map<string, number>();
+  for (const ranking of rankings) {
+    ranking.forEach((id, index) => scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + index + 1)));
+  }
+  const best = rankings.length / (RRF_K + 1);
+  for (const [id, score] of scores) scores.set(id, score / best);
+  return scores;
+}
+
+/** Words of a query as an FTS5 expression matching any of them, each quoted so no word is read as syntax. */
+export function ftsQuery(text: string): string | undefined {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  if (words.length === 0) return undefined;
+  return [...new Set(words)].map((word) => `"${word}"`).join(" OR ");
+}

@@ -1,0 +1,70 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AISDKEmbedder } from "../../src/knowledge/embedders/AISDKEmbedder.js";
+import type { Embedder, EmbedOptions } from "../../src/knowledge/embedders/Embedder.js";
+import { SearchStoreError } from "../../src/knowledge/store/SearchStore.js";
+import { SQLiteSearchStore } from "../../src/knowledge/store/SQLiteSearchStore.js";
+import { startMockOpenAIServer, type MockOpenAIServer } from "../../src/testing/index.js";
+import { describeSearchStore } from "./searchStoreConformance.js";
+
+let server: MockOpenAIServer;
+let root: string;
+beforeAll(async () => {
+  server = await startMockOpenAIServer();
+  root = await mkdtemp(join(tmpdir(), "crewts-search-"));
+});
+afterAll(async () => {
+  await server.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** The mock server's embeddings over real HTTP, recording each call's texts. */
+function mockEmbedder(): Embedder & { calls: string[][] } {
+  const inner = new AISDKEmbedder({ provider: "openai-compatible", model: "mock-embed", baseURL: server.url });
+  const calls: string[][] = [];
+  return {
+    id: inner.id,
+    get dimensions() {
+      return inner.dimensions;
+    },
+    calls,
+    embed(texts: readonly string[], options?: EmbedOptions) {
+      calls.push([...texts]);
+      return inner.embed(texts, options);
+    },
+  };
+}
+
+let files = 0;
+describeSearchStore("SQLiteSearchStore (:memory:)", async (embedder) => ({ store: new SQLiteSearchStore({ path: ":memory:", ...(embedder ? { embedder } : {}) }) }), {
+  embedder: mockEmbedder,
+});
+describeSearchStore("SQLiteSearchStore (file)", async (embedder) => ({ store: new SQLiteSearchStore({ path: join(root, `s${files++}.db`), ...(embedder ? { embedder } : {}) }) }), {
+  embedder: mockEmbedder,
+});
+
+describe("SQLiteSearchStore", () => {
+  it("keeps collections on one file apart", async () => {
+    const path = join(root, "shared.db");
+    const a = new SQLiteSearchStore({ path, collection: "a" });
+    const b = new SQLiteSearchStore({ path, collection: "b" });
+    try {
+      await a.upsert([{ id: "1", content: "apples" }]);
+      await b.upsert([{ id: "1", content: "bananas" }]);
+      expect((await a.search("apples bananas")).map((r) => r.content)).toEqual(["apples"]);
+      await b.reset();
+      expect(await a.count()).toBe(1);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("refuses vector search without an embedder", async () => {
+    const store = new SQLiteSearchStore({ path: ":memory:" });
+    await expect(store.search("x", { mode: "vector" })).rejects.toBeInstanceOf(SearchStoreError);
+    await store.close();
+  });
+});
