@@ -8,21 +8,10 @@ import { ContextWindowExceededError } from "./errors.js";
 import { FINAL_ANSWER_ACTION, OutputParserError, parseReAct } from "./parser.js";
 import { prompts } from "./prompts.js";
 import type { RpmLimiter } from "./RpmLimiter.js";
+import type { AgentLogStep } from "../events/types.js";
 
-/** One step of an agent, as passed to `stepCallback`. */
-export interface AgentStep {
-  /** "action": a tool was used; "finish": the final answer. */
-  type: "action" | "finish";
-  thought: string;
-  /** The model's text for this step. */
-  text: string;
-  tool?: string;
-  toolInput?: unknown;
-  /** The tool's observation. */
-  result?: string;
-  /** The final answer. */
-  output?: string;
-}
+/** One step of an agent, as passed to `stepCallback` (the payload of the agent_logs_execution event). */
+export type AgentStep = AgentLogStep;
 
 /** What the loop needs; built by Agent for each execution. */
 export interface ExecutorConfig {

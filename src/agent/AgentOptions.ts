@@ -60,8 +60,11 @@ export interface AgentOptions {
   guardrailMaxRetries?: number;
 }
 
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
-const llmLike = z.union([
+/** A function-valued option. */
+export const functionOption = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
+const fn = functionOption;
+/** An `llm` option: a model string or a BaseLLM. */
+export const llmOption = z.union([
   z.string().min(1),
   z.custom<BaseLLM>((v) => typeof v === "object" && v !== null && typeof (v as BaseLLM).call === "function", "must be a model string or implement BaseLLM (call, supportsFunctionCalling, contextWindowSize)"),
 ]);
@@ -73,8 +76,8 @@ export const agentOptionsSchema = z
     role: z.string().min(1, "role is required: say who the agent is, e.g. 'Senior Researcher'"),
     goal: z.string().min(1, "goal is required: say what the agent is trying to achieve"),
     backstory: z.string().min(1, "backstory is required: give the agent its background"),
-    llm: llmLike.optional(),
-    functionCallingLLM: llmLike.optional(),
+    llm: llmOption.optional(),
+    functionCallingLLM: llmOption.optional(),
     tools: z.array(z.instanceof(BaseTool, { message: "each tool must be made with tool({...}) or extend BaseTool" })).optional(),
     maxIter: positiveInt.optional(),
     maxRpm: positiveInt.optional(),

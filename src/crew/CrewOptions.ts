@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Agent } from "../agent/Agent.js";
 import type { AgentStep } from "../agent/AgentExecutor.js";
+import { functionOption, llmOption } from "../agent/AgentOptions.js";
 import type { BaseLLM } from "../llm/types.js";
 import { Task, type TaskOutput } from "../task/index.js";
 import type { CrewOutput } from "./CrewOutput.js";
@@ -62,14 +63,7 @@ export interface CrewOptions {
   trainedAgentsFile?: string;
 }
 
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
-const llmLike = z.union([
-  z.string().min(1),
-  z.custom<BaseLLM>(
-    (v) => typeof v === "object" && v !== null && typeof (v as BaseLLM).call === "function",
-    "must be a model string or implement BaseLLM (call, supportsFunctionCalling, contextWindowSize)",
-  ),
-]);
+const fn = functionOption;
 
 /** Validates the shape of the options once at construction; unknown keys are rejected so typos never pass silently. */
 export const crewOptionsSchema = z
@@ -77,13 +71,13 @@ export const crewOptionsSchema = z
     agents: z.array(z.instanceof(Agent, { message: "each agent must be created with new Agent({...})" })),
     tasks: z.array(z.instanceof(Task, { message: "each task must be created with new Task({...}) or new ConditionalTask({...})" })),
     process: z.enum([Process.sequential, Process.hierarchical]).optional(),
-    managerLLM: llmLike.optional(),
+    managerLLM: llmOption.optional(),
     managerAgent: z.instanceof(Agent, { message: "managerAgent must be created with new Agent({...})" }).optional(),
     memory: z.boolean().optional(),
     cache: z.boolean().optional(),
     maxRpm: z.number().int().positive().optional(),
     planning: z.boolean().optional(),
-    planningLLM: llmLike.optional(),
+    planningLLM: llmOption.optional(),
     verbose: z.boolean().optional(),
     stepCallback: fn.optional(),
     taskCallback: fn.optional(),

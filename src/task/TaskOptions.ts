@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Agent } from "../agent/Agent.js";
+import { functionOption } from "../agent/AgentOptions.js";
 import type { BaseTool } from "../tools/BaseTool.js";
 import { TaskValidationError } from "./errors.js";
 import type { Guardrail } from "./guardrails.js";
@@ -44,7 +45,7 @@ export interface TaskOptions<S extends z.ZodType = z.ZodType> {
   guardrailMaxRetries?: number;
 }
 
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
+const fn = functionOption;
 const guardrail = z.union([fn, z.string().trim().min(1, "a string guardrail must describe the rule")], {
   error: "must be a function (output) => [ok, result] or a string describing a rule",
 });
