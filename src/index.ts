@@ -31,6 +31,7 @@ export { planTasks, applyPlans, PlanningError } from "./crew/planning.js";
 export { trainCrew, loadTrainedAgents, trainedInstructionsFor, TrainingError, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData } from "./crew/training.js";
 export { testCrew, CrewTestError } from "./crew/evaluation.js";
 export { CrewReplayError } from "./crew/errors.js";
+export * from "./knowledge/index.js";
 export * from "./flow/index.js";
 export { FlowPlotError } from "./flow/plot/FlowPlotError.js";
 export {

@@ -2,6 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { eventBus } from "../events/EventBus.js";
 import { VerbosePrinter } from "../events/VerbosePrinter.js";
+import type { Embedder } from "../knowledge/embedders/Embedder.js";
+import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
+import { Knowledge } from "../knowledge/Knowledge.js";
 import { LLMError } from "../llm/errors.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM, CallSource, ChatMessage } from "../llm/types.js";
@@ -14,6 +17,7 @@ import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecu
 import { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, formatDate, type AgentOptions } from "./AgentOptions.js";
 import { AgentConfigError, AgentTimeoutError, ContextWindowExceededError } from "./errors.js";
+import { retrieveKnowledge } from "./knowledgeRetrieval.js";
 import { convertToSchema, schemaToJsonText } from "./OutputConverter.js";
 import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.js";
 import { prompts } from "./prompts.js";
@@ -47,10 +51,17 @@ export class Agent {
   crewRpmLimiter?: RpmLimiter;
   /** Set by a crew for one kickoff: its step callback, used when the agent has none of its own. */
   crewStepCallback?: (step: AgentStep) => void | Promise<void>;
+  /** Set by a crew for one kickoff: the crew's knowledge, searched after the agent's own. */
+  crewKnowledge?: Knowledge;
+  /** Set by a crew for one kickoff: the crew's embedder, used for the agent's knowledge when it has none of its own. */
+  crewEmbedder?: Embedder;
+  /** The agent's own knowledge (from knowledgeSources), created on first use and shared with its copies. */
+  knowledge?: Knowledge;
   /** Set by training: guidance added to the system prompt. */
   trainedInstructions?: string;
   readonly options: Readonly<AgentOptions>;
   private readonly rpmLimiter?: RpmLimiter;
+  private readonly embedder?: Embedder;
 
   constructor(options: AgentOptions) {
     const parsed = isTrustedConstruction() ? undefined : agentOptionsSchema.safeParse(options);
@@ -76,7 +87,8 @@ export class Agent {
       this.rpmLimiter = new RpmLimiter(options.maxRpm);
     }
     if (options.maxExecutionTime !== undefined) this.maxExecutionTime = options.maxExecutionTime;
-    for (const key of ["memory", "knowledgeSources", "embedder", "guardrail"] as const) {
+    if (options.embedder !== undefined) this.embedder = resolveEmbedder(options.embedder);
+    for (const key of ["memory", "guardrail"] as const) {
       if (options[key] !== undefined && !warned.has(key)) {
         warned.add(key);
         process.emitWarning(`Agent option "${key}" is accepted but has no effect in this crewts version yet.`, { code: "CREWTS_INACTIVE_OPTION" });
@@ -108,6 +120,17 @@ export class Agent {
     if (task.name !== undefined) fullSource.taskName = task.name;
     let taskPrompt = buildTaskPrompt(task, context);
     if (this.options.injectDate) taskPrompt += prompts.currentDate(formatDate(new Date(), this.options.dateFormat ?? "%Y-%m-%d"));
+    const knowledge = this.ownKnowledge();
+    if (knowledge || this.crewKnowledge) {
+      taskPrompt += await retrieveKnowledge(`${task.description}\n${task.expectedOutput}`.trim(), {
+        agentKnowledge: knowledge,
+        crewKnowledge: this.crewKnowledge,
+        config: this.options.knowledgeConfig ?? {},
+        llm: this.llm,
+        usage: this.usageMetrics,
+        source: fullSource,
+      });
+    }
     if (this.options.reasoning) {
       const plan = await planBeforeActing(this.llm, this, taskPrompt, activeTools, fullSource, this.options.maxReasoningAttempts ?? 1);
       addToUsageMetrics(this.usageMetrics, plan.usage);
@@ -164,6 +187,20 @@ export class Agent {
     return new AgentOutput<z.infer<S>>({ raw: result.output, parsed, agentRole: this.role, usageMetrics: usage, messages: result.messages });
   }
 
+  /** The agent's own knowledge, when it has knowledgeSources. */
+  knowledgeBase(): Knowledge | undefined {
+    return this.ownKnowledge();
+  }
+
+  /** The agent's knowledge, made on first use (collection named after its role) with its embedder or its crew's. */
+  private ownKnowledge(): Knowledge | undefined {
+    const sources = this.options.knowledgeSources;
+    if (this.knowledge || !sources || sources.length === 0) return this.knowledge;
+    const embedder = this.embedder ?? this.crewEmbedder;
+    this.knowledge = new Knowledge({ collectionName: this.options.role, sources, owner: "agent", ...(embedder ? { embedder } : {}) });
+    return this.knowledge;
+  }
+
   /** A copy with the same options (original, uninterpolated texts), the same LLM and tools, and fresh state. */
   copy(): Agent {
     const copied = new Agent({ ...this.options, llm: this.llm, tools: [...this.tools], ...(this.functionCallingLLM ? { functionCallingLLM: this.functionCallingLLM } : {}) });
@@ -171,6 +208,10 @@ export class Agent {
     copied.goal = this.goal;
     copied.backstory = this.backstory;
     if (this.trainedInstructions !== undefined) copied.trainedInstructions = this.trainedInstructions;
+    if (this.crewEmbedder) copied.crewEmbedder = this.crewEmbedder;
+    // Indexed once: copies search the same knowledge.
+    const knowledge = this.ownKnowledge();
+    if (knowledge) copied.knowledge = knowledge;
     return copied;
   }
 

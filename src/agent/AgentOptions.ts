@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { embedderSpecSchema, type EmbedderSpec } from "../knowledge/embedders/resolveEmbedder.js";
+import { knowledgeConfigSchema, knowledgeSourcesSchema, type KnowledgeConfig } from "../knowledge/Knowledge.js";
+import type { BaseKnowledgeSource } from "../knowledge/sources/BaseKnowledgeSource.js";
 import type { BaseLLM } from "../llm/types.js";
 import { BaseTool } from "../tools/BaseTool.js";
 import type { AgentStep } from "./AgentExecutor.js";
@@ -50,10 +53,12 @@ export interface AgentOptions {
   cache?: boolean;
   /** Accepted for the memory system; active once the crew wires memory in. */
   memory?: boolean;
-  /** Accepted for knowledge retrieval; active once the knowledge layer is wired in. */
-  knowledgeSources?: unknown[];
-  /** Accepted for knowledge retrieval; active once the knowledge layer is wired in. */
-  embedder?: unknown;
+  /** The agent's own knowledge, searched with each task; the snippets found go into its prompt. */
+  knowledgeSources?: BaseKnowledgeSource[];
+  /** How many knowledge snippets (resultsLimit, default 3), how relevant (scoreThreshold, default 0.35), and whether to rewrite the task into a query. */
+  knowledgeConfig?: KnowledgeConfig;
+  /** Embeds the agent's knowledge (default: the crew's embedder; none: keyword search). */
+  embedder?: EmbedderSpec;
   /** Checks the output of `agent.kickoff`; failures are fed back for another attempt. */
   guardrail?: unknown;
   /** Attempts for the guardrail (default 3). */
@@ -99,8 +104,9 @@ export const agentOptionsSchema = z
     stream: z.boolean().optional(),
     cache: z.boolean().optional(),
     memory: z.boolean().optional(),
-    knowledgeSources: z.array(z.unknown()).optional(),
-    embedder: z.unknown().optional(),
+    knowledgeSources: knowledgeSourcesSchema.optional(),
+    knowledgeConfig: knowledgeConfigSchema.optional(),
+    embedder: embedderSpecSchema.optional(),
     guardrail: z.unknown().optional(),
     guardrailMaxRetries: z.number().int().min(0).optional(),
   })

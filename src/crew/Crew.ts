@@ -3,6 +3,9 @@ import { isTrustedConstruction, withTrustedConstruction } from "../tools/trusted
 import type { Agent } from "../agent/Agent.js";
 import { RpmLimiter } from "../agent/RpmLimiter.js";
 import { eventBus } from "../events/EventBus.js";
+import type { Embedder } from "../knowledge/embedders/Embedder.js";
+import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
+import { Knowledge, type KnowledgeConfig, type KnowledgeResult } from "../knowledge/Knowledge.js";
 import { matchCrew, VerbosePrinter } from "../events/VerbosePrinter.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { SQLiteTaskOutputStore } from "../storage/SQLiteTaskOutputStore.js";
@@ -11,7 +14,8 @@ import { interpolate, type Task, type TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
 import { CrewOutput } from "./CrewOutput.js";
 import { crewOptionsSchema, type CrewOptions, type KickoffInputs } from "./CrewOptions.js";
-import { CrewMemoryError, CrewReplayError, CrewValidationError } from "./errors.js";
+import { CrewReplayError, CrewValidationError } from "./errors.js";
+import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
 import { KickoffScope } from "./KickoffScope.js";
@@ -40,23 +44,8 @@ const DISCARDED_OUTPUTS: TaskOutputStore = {
  */
 export const DEFAULT_FOR_EACH_CONCURRENCY = 1;
 
-/** What `crew.resetMemories` can clear: CrewAI's kinds ("memory" and "agent_knowledge" are its newest names). */
-export type MemoryKind = "short" | "long" | "entity" | "external" | "memory" | "knowledge" | "agent_knowledge" | "kickoff_outputs" | "all";
-
-const MEMORY_KINDS: Record<MemoryKind, string> = {
-  short: "Short-term memory",
-  long: "Long-term memory",
-  entity: "Entity memory",
-  external: "External memory",
-  memory: "Memory",
-  knowledge: "Crew knowledge",
-  agent_knowledge: "Agent knowledge",
-  kickoff_outputs: "Task output",
-  all: "All memory",
-};
-
 // Options accepted now and activated by later work; each warns once per process when used.
-const INACTIVE_OPTIONS = ["memory", "embedder", "knowledgeSources"] as const;
+const INACTIVE_OPTIONS = ["memory"] as const;
 const warned = new Set<string>();
 
 /** A group of agents working through tasks together, in order or under a manager (CrewAI's Crew). */
@@ -72,6 +61,10 @@ export class Crew {
   usageMetrics: UsageMetrics = emptyUsageMetrics();
   /** The manager of a hierarchical crew, once the first kickoff has created it. */
   manager?: Agent;
+  /** Embeds the crew's knowledge and, for agents without their own, theirs. */
+  readonly embedder?: Embedder;
+  // The crew's knowledge, indexed on first use and shared with kickoffForEach's copies.
+  private knowledge: Knowledge | undefined;
   // Shared by the copies kickoffForEach runs, so maxRpm holds for the whole batch.
   private rpmLimiter: RpmLimiter | undefined;
   // The outputs of the latest kickoff, for replay (the copies kickoffForEach makes keep theirs in memory).
@@ -96,6 +89,10 @@ export class Crew {
     this.rpmLimiter = options.maxRpm !== undefined ? new RpmLimiter(options.maxRpm) : undefined;
     this.logFile = options.outputLogFile ? new TaskLogFile(options.outputLogFile) : undefined;
     this.taskOutputStore = options.taskOutputStore ?? new SQLiteTaskOutputStore();
+    if (options.embedder !== undefined) {
+      this.embedder = resolveEmbedder(options.embedder);
+      for (const agent of this.participants()) agent.crewEmbedder ??= this.embedder;
+    }
     for (const key of INACTIVE_OPTIONS) {
       if (options[key] !== undefined && !warned.has(key)) {
         warned.add(key);
@@ -133,6 +130,7 @@ export class Crew {
         copy.trainedData = this.trainedData ??= this.loadTrainedData();
         // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
         copy.taskOutputStore = DISCARDED_OUTPUTS;
+        copy.knowledge = this.crewKnowledge();
         copies.push(copy);
         return copy.kickoff(inputs);
       });
@@ -214,21 +212,32 @@ export class Crew {
    * memory this crew does not have is an error, as in CrewAI.
    */
   async resetMemories(kind: MemoryKind): Promise<void> {
-    if (!Object.hasOwn(MEMORY_KINDS, kind)) {
-      throw new CrewMemoryError(`Invalid memory kind '${String(kind)}'. Use one of: ${Object.keys(MEMORY_KINDS).join(", ")}.`);
+    await resetCrewMemories(kind, {
+      crewName: this.name,
+      taskOutputs: this.taskOutputStore,
+      knowledge: this.crewKnowledge(),
+      agentKnowledge: this.participants().flatMap((agent) => agent.knowledgeBase() ?? []),
+    });
+  }
+
+  /**
+   * Searches the crew's knowledge with each query and returns the best snippets (merged, best first).
+   * Without knowledgeSources there is nothing to search: an empty list.
+   */
+  async queryKnowledge(queries: readonly string[], config: KnowledgeConfig = {}): Promise<KnowledgeResult[]> {
+    if (!Array.isArray(queries) || queries.some((q) => typeof q !== "string")) {
+      throw new TypeError('queryKnowledge takes a list of query strings, e.g. crew.queryKnowledge(["refund policy"]).');
     }
-    if (kind === "kickoff_outputs" || kind === "all") {
-      try {
-        await this.taskOutputStore.reset();
-      } finally {
-        await this.taskOutputStore.close();
-      }
-      return;
-    }
-    throw new CrewMemoryError(
-      `${MEMORY_KINDS[kind]} is not enabled on crew '${this.name}', so there is nothing to reset. ` +
-        "Reset only the kinds the crew uses, or 'all' to reset whatever it has.",
-    );
+    const knowledge = this.crewKnowledge();
+    return knowledge ? knowledge.query(queries, config, { crewId: this.id }) : [];
+  }
+
+  /** The crew's knowledge (collection named after the crew), made on first use and shared with its copies. */
+  private crewKnowledge(): Knowledge | undefined {
+    const sources = this.options.knowledgeSources;
+    if (this.knowledge || !sources || sources.length === 0) return this.knowledge;
+    this.knowledge = new Knowledge({ collectionName: this.name, sources, owner: "crew", ...(this.embedder ? { embedder: this.embedder } : {}) });
+    return this.knowledge;
   }
 
   /**
@@ -249,8 +258,10 @@ export class Crew {
   /** One kickoff; `execute` and `mode` let replay start part-way (see ExecuteTasksOptions). */
   private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
     const replaying = mode.replaying ?? false;
+    const knowledge = this.crewKnowledge();
     const scope = new KickoffScope({
       ...(this.options.cache !== false ? { cache: new InMemoryToolCache() } : {}),
+      ...(knowledge ? { knowledge } : {}),
       ...(this.rpmLimiter ? { rpmLimiter: this.rpmLimiter } : {}),
       ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback } : {}),
     });

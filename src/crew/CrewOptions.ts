@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { embedderSpecSchema, type EmbedderSpec } from "../knowledge/embedders/resolveEmbedder.js";
+import { knowledgeSourcesSchema } from "../knowledge/Knowledge.js";
+import type { BaseKnowledgeSource } from "../knowledge/sources/BaseKnowledgeSource.js";
 import { Agent } from "../agent/Agent.js";
 import type { AgentStep } from "../agent/AgentExecutor.js";
 import { functionOption, llmOption } from "../agent/AgentOptions.js";
@@ -51,10 +54,10 @@ export interface CrewOptions {
   afterKickoff?: AfterKickoffHook[];
   /** Append JSON lines: one per finished task, and with `verbose` one per printed event. `true` writes ./logs.txt, a string names the file. */
   outputLogFile?: boolean | string;
-  /** Accepted for memory and knowledge; active once they are wired in. */
-  embedder?: unknown;
-  /** Accepted for crew knowledge; active once knowledge is wired in. */
-  knowledgeSources?: unknown[];
+  /** Embeds the crew's knowledge (and its agents' without their own): "openai/text-embedding-3-small", { provider, model, baseURL? } or an Embedder. None: keyword search. */
+  embedder?: EmbedderSpec;
+  /** Knowledge every agent of the crew searches before its tasks. */
+  knowledgeSources?: BaseKnowledgeSource[];
   /** Shown in events (default "crew"). */
   name?: string;
   /** Where the outputs of the latest kickoff are kept for replay (default: SQLite in the storage directory). */
@@ -84,8 +87,8 @@ export const crewOptionsSchema = z
     beforeKickoff: z.array(fn).optional(),
     afterKickoff: z.array(fn).optional(),
     outputLogFile: z.union([z.boolean(), z.string().min(1)]).optional(),
-    embedder: z.unknown().optional(),
-    knowledgeSources: z.array(z.unknown()).optional(),
+    embedder: embedderSpecSchema.optional(),
+    knowledgeSources: knowledgeSourcesSchema.optional(),
     name: z.string().optional(),
     taskOutputStore: z
       .custom<TaskOutputStore>((v) => typeof v === "object" && v !== null && typeof (v as TaskOutputStore).loadAll === "function", "must implement TaskOutputStore")

@@ -1,6 +1,7 @@
 import type { Agent } from "../agent/Agent.js";
 import type { AgentStep } from "../agent/AgentExecutor.js";
 import type { RpmLimiter } from "../agent/RpmLimiter.js";
+import type { Knowledge } from "../knowledge/Knowledge.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 
@@ -9,6 +10,7 @@ export interface KickoffResources {
   cache?: ToolCache;
   rpmLimiter?: RpmLimiter;
   stepCallback?: (step: AgentStep) => void | Promise<void>;
+  knowledge?: Knowledge;
 }
 
 /**
@@ -26,8 +28,9 @@ export class KickoffScope {
   enlist(agent: Agent): void {
     if (this.usageBefore.has(agent)) return;
     this.usageBefore.set(agent, { ...agent.usageMetrics });
-    const { cache, rpmLimiter, stepCallback } = this.resources;
+    const { cache, rpmLimiter, stepCallback, knowledge } = this.resources;
     if (cache) agent.toolsCache = cache;
+    if (knowledge) agent.crewKnowledge = knowledge;
     if (rpmLimiter) agent.crewRpmLimiter = rpmLimiter;
     // The agent's own step callback wins; the crew's stands in for agents without one (as CrewAI).
     if (stepCallback) agent.crewStepCallback = stepCallback;
@@ -58,8 +61,9 @@ export class KickoffScope {
 
   /** Takes the resources back from every enlisted agent (unless another crew has lent its own since). */
   release(): void {
-    const { cache, rpmLimiter, stepCallback } = this.resources;
+    const { cache, rpmLimiter, stepCallback, knowledge } = this.resources;
     for (const agent of this.usageBefore.keys()) {
+      if (knowledge && agent.crewKnowledge === knowledge) delete agent.crewKnowledge;
       if (cache && agent.toolsCache === cache) delete agent.toolsCache;
       if (rpmLimiter && agent.crewRpmLimiter === rpmLimiter) delete agent.crewRpmLimiter;
       if (stepCallback && agent.crewStepCallback === stepCallback) delete agent.crewStepCallback;

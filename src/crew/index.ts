@@ -1,4 +1,5 @@
-export { Crew, DEFAULT_FOR_EACH_CONCURRENCY, type MemoryKind } from "./Crew.js";
+export { Crew, DEFAULT_FOR_EACH_CONCURRENCY } from "./Crew.js";
+export type { MemoryKind } from "./memoryReset.js";
 export { CrewOutput, type CrewOutputInit } from "./CrewOutput.js";
 export type { CrewOptions, KickoffInputs, BeforeKickoffHook, AfterKickoffHook } from "./CrewOptions.js";
 export { Process } from "./Process.js";

@@ -236,13 +236,13 @@ describe("events", () => {
 });
 
 describe("options that are not active yet, and resetMemories", () => {
-  it("warns once about memory, embedder and knowledgeSources", () => {
+  it("warns once about memory", () => {
     const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
     const a = fakeAgent("Researcher", []);
     new Crew({ agents: [a.agent], tasks: [task("a", a.agent)], memory: true, embedder: "openai/text-embedding-3-small", knowledgeSources: [] });
     new Crew({ agents: [a.agent], tasks: [task("a", a.agent)], memory: true });
     const codes = warn.mock.calls.map((call) => call[1]?.code);
-    expect(codes.filter((code) => code === "CREWTS_INACTIVE_OPTION")).toHaveLength(3);
+    expect(codes.filter((code) => code === "CREWTS_INACTIVE_OPTION")).toHaveLength(1);
     expect(String(warn.mock.calls[0]![0])).toContain('"memory"');
   });
 

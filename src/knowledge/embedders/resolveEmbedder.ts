@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { AISDKEmbedder, EMBEDDING_PROVIDERS, type AISDKEmbedderOptions, type EmbeddingProvider } from "./AISDKEmbedder.js";
 import { EmbedderError, isEmbedder, type Embedder } from "./Embedder.js";
 
@@ -21,6 +22,33 @@ export function resolveEmbedder(spec: EmbedderSpec): Embedder {
     }
     return new AISDKEmbedder({ provider, model });
   }
-  if (typeof spec === "object" && spec !== null) return new AISDKEmbedder(spec);
+  if (typeof spec === "object" && spec !== null) return new AISDKEmbedder(fromCrewAIShape(spec));
   throw new EmbedderError(`embedder must be a "provider/model" string, { provider, model, baseURL?, apiKey? } or an Embedder; got ${typeof spec}.`);
+}
+
+/** Validates an `embedder` option's shape (the embedder itself is checked when it is resolved). */
+export const embedderSpecSchema = z.custom<EmbedderSpec>(
+  (v) => (typeof v === "string" && v.length > 0) || isEmbedder(v) || (typeof v === "object" && v !== null && typeof (v as { provider?: unknown }).provider === "string"),
+  'must be "provider/model", { provider, model, baseURL?, apiKey? } or an Embedder',
+);
+
+/**
+ * CrewAI's shape, { provider, config: { model, api_key, url } }, read as ours; our own shape passes through.
+ * Lets embedder settings move over from CrewAI projects unchanged.
+ */
+function fromCrewAIShape(spec: AISDKEmbedderOptions): AISDKEmbedderOptions {
+  const { config, ...rest } = spec as AISDKEmbedderOptions & { config?: Record<string, unknown> };
+  if (config === undefined || typeof config !== "object") return spec;
+  const pick = (...keys: string[]) => keys.map((k) => config[k]).find((v) => v !== undefined);
+  const model = pick("model", "model_name");
+  const apiKey = pick("apiKey", "api_key");
+  const baseURL = pick("baseURL", "base_url", "api_base", "url");
+  const dimensions = pick("dimensions");
+  return {
+    ...rest,
+    ...(model !== undefined ? { model: model as string } : {}),
+    ...(apiKey !== undefined ? { apiKey: apiKey as string } : {}),
+    ...(baseURL !== undefined ? { baseURL: baseURL as string } : {}),
+    ...(dimensions !== undefined ? { dimensions: dimensions as number } : {}),
+  };
 }
