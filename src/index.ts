@@ -32,6 +32,7 @@ export { trainCrew, loadTrainedAgents, trainedInstructionsFor, TrainingError, TR
 export { testCrew, CrewTestError } from "./crew/evaluation.js";
 export { CrewReplayError } from "./crew/errors.js";
 export * from "./knowledge/index.js";
+export * from "./memory/index.js";
 export * from "./flow/index.js";
 export { FlowPlotError } from "./flow/plot/FlowPlotError.js";
 export {

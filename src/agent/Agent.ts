@@ -6,6 +6,7 @@ import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge } from "../knowledge/Knowledge.js";
 import { LLMError } from "../llm/errors.js";
+import type { KickoffMemory } from "../memory/MemorySet.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM, CallSource, ChatMessage } from "../llm/types.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
@@ -53,6 +54,8 @@ export class Agent {
   crewStepCallback?: (step: AgentStep) => void | Promise<void>;
   /** Set by a crew for one kickoff: the crew's knowledge, searched after the agent's own. */
   crewKnowledge?: Knowledge;
+  /** Set by a crew for one kickoff: its memories (unless the agent has memory: false). */
+  crewMemory?: KickoffMemory;
   /** Set by a crew for one kickoff: the crew's embedder, used for the agent's knowledge when it has none of its own. */
   crewEmbedder?: Embedder;
   /** The agent's own knowledge (from knowledgeSources), created on first use and shared with its copies. */
@@ -88,7 +91,7 @@ export class Agent {
     }
     if (options.maxExecutionTime !== undefined) this.maxExecutionTime = options.maxExecutionTime;
     if (options.embedder !== undefined) this.embedder = resolveEmbedder(options.embedder);
-    for (const key of ["memory", "guardrail"] as const) {
+    for (const key of ["guardrail"] as const) {
       if (options[key] !== undefined && !warned.has(key)) {
         warned.add(key);
         process.emitWarning(`Agent option "${key}" is accepted but has no effect in this crewts version yet.`, { code: "CREWTS_INACTIVE_OPTION" });
@@ -130,6 +133,11 @@ export class Agent {
         usage: this.usageMetrics,
         source: fullSource,
       });
+    }
+    const memory = this.memoryForTask();
+    if (memory) {
+      const remembered = await memory.contextFor(task.description, fullSource);
+      if (remembered) taskPrompt += prompts.memoryContext(remembered);
     }
     if (this.options.reasoning) {
       const plan = await planBeforeActing(this.llm, this, taskPrompt, activeTools, fullSource, this.options.maxReasoningAttempts ?? 1);
@@ -187,6 +195,11 @@ export class Agent {
     return new AgentOutput<z.infer<S>>({ raw: result.output, parsed, agentRole: this.role, usageMetrics: usage, messages: result.messages });
   }
 
+  /** The crew's memory for this agent's tasks, unless the agent opted out with memory: false. */
+  private memoryForTask(): KickoffMemory | undefined {
+    return this.options.memory === false ? undefined : this.crewMemory;
+  }
+
   /** The agent's own knowledge, when it has knowledgeSources. */
   knowledgeBase(): Knowledge | undefined {
     return this.ownKnowledge();
@@ -235,7 +248,7 @@ export class Agent {
     const { messages, stop } = buildMessages(this, taskPrompt, tools, nativeTools);
     const runner = withTrustedConstruction(() => new ToolRunner(tools, { ...(this.cache && this.toolsCache ? { cache: this.toolsCache } : {}), source }));
     const controller = this.maxExecutionTime ? new AbortController() : undefined;
-    const stepCallback = this.options.stepCallback ?? this.crewStepCallback;
+    const stepCallback = withObservationMemory(this.options.stepCallback ?? this.crewStepCallback, this.memoryForTask(), source);
     const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RpmLimiter => l !== undefined);
     const executor = new AgentExecutor({
       llm: toolLLM,
@@ -256,6 +269,24 @@ export class Agent {
     addToUsageMetrics(this.usageMetrics, result.usage);
     return result;
   }
+}
+
+/** The step callback, plus saving each tool result to short-term memory when the crew has one. */
+function withObservationMemory(
+  callback: ((step: AgentStep) => void | Promise<void>) | undefined,
+  memory: KickoffMemory | undefined,
+  source: CallSource,
+): ((step: AgentStep) => void | Promise<void>) | undefined {
+  if (!memory?.memories.short) return callback;
+  const metadata: Record<string, string> = {};
+  for (const key of ["agentId", "agentRole", "taskId", "taskName"] as const) if (source[key] !== undefined) metadata[key] = source[key];
+  return async (step) => {
+    if (step.type === "action" && step.tool !== undefined && step.result !== undefined) {
+      const input = typeof step.toolInput === "string" ? step.toolInput : JSON.stringify(step.toolInput ?? {});
+      await memory.rememberObservation(`${step.tool}(${input}) returned: ${step.result}`, metadata);
+    }
+    await callback?.(step);
+  };
 }
 
 async function withTimeout<T>(run: Promise<T>, controller: AbortController, seconds: number): Promise<T> {

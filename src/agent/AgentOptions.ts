@@ -51,7 +51,7 @@ export interface AgentOptions {
   stream?: boolean;
   /** Cache tool results (default true). */
   cache?: boolean;
-  /** Accepted for the memory system; active once the crew wires memory in. */
+  /** false keeps the agent out of its crew's memory (nothing recalled into its prompts); default: the crew decides. */
   memory?: boolean;
   /** The agent's own knowledge, searched with each task; the snippets found go into its prompt. */
   knowledgeSources?: BaseKnowledgeSource[];

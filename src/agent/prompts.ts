@@ -37,6 +37,8 @@ export const prompts = {
 
   taskWithContext: (task: string, context: string): string => `${task}\n\nThis is the context you're working with:\n${context}`,
 
+  memoryContext: (memory: string): string => `\n\n# Useful context from memory\n${memory}`,
+
   currentDate: (date: string): string => `\n\nCurrent Date: ${date}`,
 
   observation: "\nObservation:",

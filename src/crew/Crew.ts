@@ -16,6 +16,8 @@ import { CrewOutput } from "./CrewOutput.js";
 import { crewOptionsSchema, type CrewOptions, type KickoffInputs } from "./CrewOptions.js";
 import { CrewReplayError, CrewValidationError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
+import { createMemorySet, flushMemories, rememberTask } from "./crewMemory.js";
+import { enabledMemories, KickoffMemory, type MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
 import { KickoffScope } from "./KickoffScope.js";
@@ -44,9 +46,6 @@ const DISCARDED_OUTPUTS: TaskOutputStore = {
  */
 export const DEFAULT_FOR_EACH_CONCURRENCY = 1;
 
-// Options accepted now and activated by later work; each warns once per process when used.
-const INACTIVE_OPTIONS = ["memory"] as const;
-const warned = new Set<string>();
 
 /** A group of agents working through tasks together, in order or under a manager (CrewAI's Crew). */
 export class Crew {
@@ -65,6 +64,8 @@ export class Crew {
   readonly embedder?: Embedder;
   // The crew's knowledge, indexed on first use and shared with kickoffForEach's copies.
   private knowledge: Knowledge | undefined;
+  // The crew's memories (none unless enabled), shared with kickoffForEach's copies.
+  private readonly memories: MemorySet;
   // Shared by the copies kickoffForEach runs, so maxRpm holds for the whole batch.
   private rpmLimiter: RpmLimiter | undefined;
   // The outputs of the latest kickoff, for replay (the copies kickoffForEach makes keep theirs in memory).
@@ -93,12 +94,7 @@ export class Crew {
       this.embedder = resolveEmbedder(options.embedder);
       for (const agent of this.participants()) agent.crewEmbedder ??= this.embedder;
     }
-    for (const key of INACTIVE_OPTIONS) {
-      if (options[key] !== undefined && !warned.has(key)) {
-        warned.add(key);
-        process.emitWarning(`Crew option "${key}" is accepted but has no effect in this crewts version yet.`, { code: "CREWTS_INACTIVE_OPTION" });
-      }
-    }
+    this.memories = createMemorySet(options, this.embedder);
   }
 
   /**
@@ -179,6 +175,11 @@ export class Crew {
       ...(beforeKickoff ? { beforeKickoff: [...beforeKickoff] } : {}),
       ...(afterKickoff ? { afterKickoff: [...afterKickoff] } : {}),
       ...(knowledgeSources ? { knowledgeSources: [...knowledgeSources] } : {}),
+      // The same memories, not new ones: copies remember into (and recall from) the crew's.
+      ...(this.memories.short ? { shortTermMemory: this.memories.short } : {}),
+      ...(this.memories.long ? { longTermMemory: this.memories.long } : {}),
+      ...(this.memories.entity ? { entityMemory: this.memories.entity } : {}),
+      ...(this.memories.external ? { externalMemory: this.memories.external } : {}),
     });
   }
 
@@ -215,6 +216,7 @@ export class Crew {
     await resetCrewMemories(kind, {
       crewName: this.name,
       taskOutputs: this.taskOutputStore,
+      ...this.memories,
       knowledge: this.crewKnowledge(),
       agentKnowledge: this.participants().flatMap((agent) => agent.knowledgeBase() ?? []),
     });
@@ -259,7 +261,9 @@ export class Crew {
   private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
     const replaying = mode.replaying ?? false;
     const knowledge = this.crewKnowledge();
+    const memory = enabledMemories(this.memories).length > 0 ? new KickoffMemory(this.memories, randomUUID(), this.options.memoryConfig) : undefined;
     const scope = new KickoffScope({
+      ...(memory ? { memory } : {}),
       ...(this.options.cache !== false ? { cache: new InMemoryToolCache() } : {}),
       ...(knowledge ? { knowledge } : {}),
       ...(this.rpmLimiter ? { rpmLimiter: this.rpmLimiter } : {}),
@@ -291,7 +295,7 @@ export class Crew {
       }
       const recorder = new ReplayRecorder(this.taskOutputStore);
       if (!replaying) await recorder.reset();
-      const outputs = await this.runProcess(scope, execute, finalInputs ?? {}, { recorder, replaying });
+      const outputs = await this.runProcess(scope, execute, finalInputs ?? {}, { recorder, replaying, memory });
       let output = CrewOutput.fromTaskOutputs(outputs, scope.usage());
       this.usageMetrics = { ...output.tokenUsage };
       for (const hook of this.options.afterKickoff ?? []) {
@@ -310,6 +314,8 @@ export class Crew {
       throw error;
     } finally {
       scope.release();
+      // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
+      if (memory) await flushMemories(this.memories);
       await releaseVerbose?.();
       // The store stays open for the next kickoff or replay: an open libsql client does not keep the
       // process alive, and reopening it costs more than a whole task's orchestration.
@@ -359,10 +365,13 @@ export class Crew {
     scope: KickoffScope,
     execute: ExecuteTasksOptions,
     inputs: KickoffInputs,
-    { recorder, replaying }: { recorder: ReplayRecorder; replaying: boolean },
+    { recorder, replaying, memory }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined },
   ): Promise<TaskOutput[]> {
     const hooks: TaskRunHooks = {
-      onTaskCompleted: (task, output) => this.afterTask(task, output),
+      onTaskCompleted: async (task, output) => {
+        if (memory) await rememberTask(memory, task, output, { crewId: this.id, agents: [...this.participants(), ...(this.manager ? [this.manager] : [])] });
+        await this.afterTask(task, output);
+      },
       // Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log).
       onTaskOutput: (task, output, index) =>
         recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),

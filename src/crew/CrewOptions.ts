@@ -8,6 +8,7 @@ import { functionOption, llmOption } from "../agent/AgentOptions.js";
 import type { BaseLLM } from "../llm/types.js";
 import { Task, type TaskOutput } from "../task/index.js";
 import type { CrewOutput } from "./CrewOutput.js";
+import { crewMemoryOptionsShape, type CrewMemoryOptions } from "./crewMemory.js";
 import { Process } from "./Process.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 
@@ -21,7 +22,7 @@ export type BeforeKickoffHook = (inputs: KickoffInputs) => KickoffInputs | void 
 export type AfterKickoffHook = (output: CrewOutput) => CrewOutput | void | Promise<CrewOutput | void>;
 
 /** Options of `new Crew(...)`. */
-export interface CrewOptions {
+export interface CrewOptions extends CrewMemoryOptions {
   /** The agents of the crew: the coworkers delegation can reach, and where `{placeholders}` of roles, goals and backstories are filled. */
   agents: Agent[];
   /** The tasks, run in this order; each sees the earlier outputs (or its `context` tasks' ones). */
@@ -32,8 +33,6 @@ export interface CrewOptions {
   managerLLM?: string | BaseLLM;
   /** Your own manager for a hierarchical crew; it must have no tools and not be in `agents`. */
   managerAgent?: Agent;
-  /** Accepted for the memory system; active once memory is wired in. */
-  memory?: boolean;
   /** Cache tool results for the length of one kickoff, shared by all agents (default true). */
   cache?: boolean;
   /** Most LLM requests per minute over all agents of the crew. */
@@ -76,7 +75,7 @@ export const crewOptionsSchema = z
     process: z.enum([Process.sequential, Process.hierarchical]).optional(),
     managerLLM: llmOption.optional(),
     managerAgent: z.instanceof(Agent, { message: "managerAgent must be created with new Agent({...})" }).optional(),
-    memory: z.boolean().optional(),
+    ...crewMemoryOptionsShape,
     cache: z.boolean().optional(),
     maxRpm: z.number().int().positive().optional(),
     planning: z.boolean().optional(),

@@ -2,6 +2,7 @@ import type { Agent } from "../agent/Agent.js";
 import type { AgentStep } from "../agent/AgentExecutor.js";
 import type { RpmLimiter } from "../agent/RpmLimiter.js";
 import type { Knowledge } from "../knowledge/Knowledge.js";
+import type { KickoffMemory } from "../memory/MemorySet.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 
@@ -11,6 +12,7 @@ export interface KickoffResources {
   rpmLimiter?: RpmLimiter;
   stepCallback?: (step: AgentStep) => void | Promise<void>;
   knowledge?: Knowledge;
+  memory?: KickoffMemory;
 }
 
 /**
@@ -28,9 +30,10 @@ export class KickoffScope {
   enlist(agent: Agent): void {
     if (this.usageBefore.has(agent)) return;
     this.usageBefore.set(agent, { ...agent.usageMetrics });
-    const { cache, rpmLimiter, stepCallback, knowledge } = this.resources;
+    const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
     if (cache) agent.toolsCache = cache;
     if (knowledge) agent.crewKnowledge = knowledge;
+    if (memory) agent.crewMemory = memory;
     if (rpmLimiter) agent.crewRpmLimiter = rpmLimiter;
     // The agent's own step callback wins; the crew's stands in for agents without one (as CrewAI).
     if (stepCallback) agent.crewStepCallback = stepCallback;
@@ -61,9 +64,10 @@ export class KickoffScope {
 
   /** Takes the resources back from every enlisted agent (unless another crew has lent its own since). */
   release(): void {
-    const { cache, rpmLimiter, stepCallback, knowledge } = this.resources;
+    const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
     for (const agent of this.usageBefore.keys()) {
       if (knowledge && agent.crewKnowledge === knowledge) delete agent.crewKnowledge;
+      if (memory && agent.crewMemory === memory) delete agent.crewMemory;
       if (cache && agent.toolsCache === cache) delete agent.toolsCache;
       if (rpmLimiter && agent.crewRpmLimiter === rpmLimiter) delete agent.crewRpmLimiter;
       if (stepCallback && agent.crewStepCallback === stepCallback) delete agent.crewStepCallback;

@@ -33,6 +33,16 @@ export interface AgentLogStep {
   output?: string;
 }
 
+/** Fields of every memory event: which memory ("short", "long", "entity", "external") and CrewAI's source type name. */
+export interface MemoryEventFields {
+  memoryKind: "short" | "long" | "entity" | "external";
+  /** CrewAI's name of the memory: "short_term_memory", "long_term_memory", "entity_memory", "external_memory". */
+  sourceType: string;
+}
+
+/** A metadata value carried by memory events (as stored with memory items). */
+type MemoryMetadata = Record<string, string | number | boolean | null>;
+
 /** The payload of each event type, keyed by CrewAI's event type strings. */
 export interface EventPayloads {
   crew_kickoff_started: EventSource & { crewId: string; inputs: Record<string, unknown> };
@@ -63,6 +73,8 @@ export interface EventPayloads {
   /** A failed attempt that will be retried after `delayMs`. */
   llm_call_retry: EventSource & { callId: string; model: string; attempt: number; delayMs: number; error: string; status?: number };
   llm_stream_chunk: EventSource & { callId: string; model: string; chunk: string };
+  /** A failed embeddings request that will be retried after `delayMs`; `embedder` is the embedder's id ("openai/text-embedding-3-small"). */
+  embedder_call_retry: EventSource & { embedder: string; attempt: number; delayMs: number; error: string; status?: number };
 
   tool_usage_started: EventSource & { toolName: string; toolArgs: unknown };
   tool_usage_finished: EventSource & { toolName: string; toolArgs: unknown; output: string; fromCache: boolean; durationMs: number };
@@ -71,6 +83,20 @@ export interface EventPayloads {
   /** Emitted before every guardrail check (function and LLM guardrails); `guardrail` is the rule text or the function's source. */
   llm_guardrail_started: EventSource & { guardrail: string; retryCount: number };
   llm_guardrail_completed: EventSource & { guardrail?: string; success: boolean; result?: unknown; error?: string; retryCount: number };
+
+  /** A value was queued for saving; `value` is a preview (at most 500 characters). */
+  memory_save_started: EventSource & MemoryEventFields & { value: string; metadata: MemoryMetadata };
+  /** The deferred write of a saved value finished; `saveTimeMs` runs from save() to the write's end. */
+  memory_save_completed: EventSource & MemoryEventFields & { value: string; metadata: MemoryMetadata; saveTimeMs: number };
+  /** A value could not be saved (write failed, or the task evaluation it needed failed); flush() reports it too. */
+  memory_save_failed: EventSource & MemoryEventFields & { value: string; metadata: MemoryMetadata; error: string };
+  memory_query_started: EventSource & MemoryEventFields & { query: string; limit: number; scoreThreshold?: number };
+  memory_query_completed: EventSource & MemoryEventFields & { query: string; limit: number; scoreThreshold?: number; resultsCount: number; queryTimeMs: number };
+  memory_query_failed: EventSource & MemoryEventFields & { query: string; limit: number; scoreThreshold?: number; error: string };
+  /** Before the memory context of a task is built; `memoryKinds` are the memories searched. */
+  memory_retrieval_started: EventSource & { query: string; memoryKinds: ("short" | "long" | "entity" | "external")[] };
+  /** The memory context was built; `memoryContent` is the text given to the agent ("" when nothing was found). */
+  memory_retrieval_completed: EventSource & { query: string; memoryContent: string; itemsCount: number; retrievalTimeMs: number };
 
   flow_started: EventSource & { flowName: string; flowId: string; inputs: Record<string, unknown> };
   flow_finished: EventSource & { flowName: string; flowId: string; result: unknown; durationMs: number };
@@ -84,6 +110,17 @@ export interface EventPayloads {
     durationMs: number;
   };
   method_execution_failed: EventSource & { flowName: string; flowId: string; methodName: string; error: string; durationMs: number };
+
+  /** Sources of a knowledge base read and indexed (once per Knowledge; unchanged chunks are not rewritten). */
+  knowledge_ingestion_completed: EventSource & { collectionName: string; sources: number; chunks: number; removedChunks: number; durationMs: number };
+  /** Before an agent searches knowledge for a task. */
+  knowledge_retrieval_started: EventSource & { collectionName: string; queries: string[] };
+  knowledge_retrieval_completed: EventSource & { collectionName: string; queries: string[]; retrievedKnowledge: string[] };
+  /** The agent's LLM rewriting the task into a search query (knowledgeConfig.rewriteQuery). */
+  knowledge_query_started: EventSource & { taskPrompt: string };
+  knowledge_query_completed: EventSource & { query: string };
+  /** The rewrite failed; the task text is searched instead. */
+  knowledge_query_failed: EventSource & { error: string };
 }
 
 /** Every event type string. */

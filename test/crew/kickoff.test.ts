@@ -235,15 +235,14 @@ describe("events", () => {
   });
 });
 
-describe("options that are not active yet, and resetMemories", () => {
-  it("warns once about memory", () => {
+describe("memory options and resetMemories", () => {
+  it("takes memory: true and an embedder as working options, without warnings", async () => {
     const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
     const a = fakeAgent("Researcher", []);
-    new Crew({ agents: [a.agent], tasks: [task("a", a.agent)], memory: true, embedder: "openai/text-embedding-3-small", knowledgeSources: [] });
-    new Crew({ agents: [a.agent], tasks: [task("a", a.agent)], memory: true });
-    const codes = warn.mock.calls.map((call) => call[1]?.code);
-    expect(codes.filter((code) => code === "CREWTS_INACTIVE_OPTION")).toHaveLength(1);
-    expect(String(warn.mock.calls[0]![0])).toContain('"memory"');
+    const crew = new Crew({ agents: [a.agent], tasks: [task("a", a.agent)], memory: true, embedder: "openai/text-embedding-3-small", knowledgeSources: [] });
+    // Enabled memories can be reset; a crew without memory refuses (see below).
+    await expect(crew.resetMemories("short")).resolves.toBeUndefined();
+    expect(warn.mock.calls.map((call) => call[1]?.code)).not.toContain("CREWTS_INACTIVE_OPTION");
   });
 
   it("clears kickoff outputs, and refuses memories the crew does not have", async () => {

@@ -62,6 +62,25 @@ describe("SQLiteSearchStore", () => {
     }
   });
 
+  it("finds keyword matches that filters leave below many better-ranked others", async () => {
+    const path = join(root, "overfetch.db");
+    const other = new SQLiteSearchStore({ path, collection: "other" });
+    const store = new SQLiteSearchStore({ path });
+    try {
+      // 40 strong matches in another collection and 40 in this one without the filter's value.
+      await other.upsert(Array.from({ length: 40 }, (_, i) => ({ id: `o${i}`, content: "comet comet comet" })));
+      await store.upsert([
+        ...Array.from({ length: 40 }, (_, i) => ({ id: `n${i}`, content: "comet comet tail", metadata: { kept: false } })),
+        { id: "weak", content: "a long note that mentions a comet only once among many other words", metadata: { kept: true } },
+      ]);
+      expect((await store.search("comet", { limit: 3, filter: { kept: true } })).map((r) => r.id)).toEqual(["weak"]);
+      expect(await store.search("comet", { limit: 3 })).toHaveLength(3);
+    } finally {
+      await store.close();
+      await other.close();
+    }
+  });
+
   it("refuses vector search without an embedder", async () => {
     const store = new SQLiteSearchStore({ path: ":memory:" });
     await expect(store.search("x", { mode: "vector" })).rejects.toBeInstanceOf(SearchStoreError);

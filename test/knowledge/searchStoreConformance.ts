@@ -77,6 +77,16 @@ export function describeSearchStore(name: string, factory: SearchStoreFactory, o
       expect(await store.search("programming")).toEqual([]);
     });
 
+    it("lists ids, all or by metadata, in insertion order", async () => {
+      const store = await open();
+      await store.upsert(DOCS);
+      expect(await store.ids()).toEqual(["cats", "dogs", "rust", "ts"]);
+      expect(await store.ids({ topic: "code" })).toEqual(["rust", "ts"]);
+      expect(await store.ids({ topic: "code", draft: null })).toEqual(["rust"]);
+      await store.delete(["dogs"]);
+      expect(await store.ids({ topic: "animals" })).toEqual(["cats"]);
+    });
+
     const makeEmbedder = options.embedder;
     if (makeEmbedder === undefined) return;
 

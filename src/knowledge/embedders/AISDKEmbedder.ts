@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { eventBus } from "../../events/index.js";
 import { LLMAuthenticationError, LLMTimeoutError } from "../../llm/errors.js";
-import { abortReason, DEFAULT_RETRY_POLICY, withRetries } from "../../llm/retry.js";
+import { abortReason, DEFAULT_RETRY_POLICY, withRetries, type RetryNotice, type RetryPolicy } from "../../llm/retry.js";
 import type { ErrorContext } from "../../llm/toLLMError.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../../llm/UsageMetrics.js";
 import { embedInBatches } from "./batching.js";
@@ -26,8 +27,10 @@ export interface AISDKEmbedderOptions {
   dimensions?: number;
   /** Most texts per request (default 100). */
   batchSize?: number;
-  /** Retries of a failed request (default 3). */
+  /** Retries of a failed request (default 3); `retry.maxRetries` wins when both are given. */
   maxRetries?: number;
+  /** Retries and backoff of failed requests, as LLMOptions: `maxRetries` (3), `baseDelayMs` (1000), `maxDelayMs` (30000). */
+  retry?: Partial<RetryPolicy>;
   /** Time limit of one request (default 60 s). */
   timeoutMs?: number;
   headers?: Record<string, string>;
@@ -41,6 +44,14 @@ const optionsSchema = z.object({
   dimensions: z.number().int().positive().optional(),
   batchSize: z.number().int().positive().max(2048).optional(),
   maxRetries: z.number().int().min(0).optional(),
+  retry: z
+    .object({
+      maxRetries: z.number().int().min(0).max(100).optional(),
+      baseDelayMs: z.number().min(0).optional(),
+      maxDelayMs: z.number().min(0).optional(),
+    })
+    .strict()
+    .optional(),
   timeoutMs: z.number().int().positive().optional(),
   headers: z.record(z.string(), z.string()).optional(),
 });
@@ -67,6 +78,7 @@ export class AISDKEmbedder implements Embedder {
   readonly usage: UsageMetrics = emptyUsageMetrics();
   // ES private: holds the API key, which must not show in logs or JSON.
   readonly #options: AISDKEmbedderOptions;
+  readonly #retry: RetryPolicy;
   #dimensions: number | undefined;
   #built: { model: Parameters<Sdk["embedOnce"]>[0]; ctx: ErrorContext } | undefined;
 
@@ -79,6 +91,11 @@ export class AISDKEmbedder implements Embedder {
       throw new EmbedderError(`Invalid embedder options: baseURL is required for openai-compatible/${options.model}, e.g. baseURL: "http://localhost:8000/v1".`);
     }
     this.#options = { ...options };
+    this.#retry = {
+      maxRetries: options.retry?.maxRetries ?? options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+      baseDelayMs: options.retry?.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+      maxDelayMs: options.retry?.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+    };
     this.provider = options.provider;
     this.model = options.model;
     this.id = `${options.provider}/${options.model}`;
@@ -97,14 +114,20 @@ export class AISDKEmbedder implements Embedder {
     const { model, ctx } = this.build(sdk);
     const vectors = await embedInBatches(this.id, texts, this.#options.batchSize ?? 100, (batch) =>
       withRetries(() => this.attempt(sdk, model, ctx, batch, options.signal), {
-        ...DEFAULT_RETRY_POLICY,
-        maxRetries: this.#options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+        ...this.#retry,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
+        onRetry: (notice) => this.emitRetry(notice),
       }),
       this.#dimensions,
     );
     this.#dimensions ??= vectors[0]?.length;
     return vectors;
+  }
+
+  private emitRetry({ attempt, delayMs, error }: RetryNotice): void {
+    if (!eventBus.hasListeners("embedder_call_retry")) return;
+    // LLMError messages are redacted when mapped (toLLMError, with the key among ctx.secrets).
+    eventBus.emit("embedder_call_retry", { embedder: this.id, attempt, delayMs, error: error.message, ...(error.status !== undefined ? { status: error.status } : {}) });
   }
 
   private async attempt(sdk: Sdk, model: Parameters<Sdk["embedOnce"]>[0], ctx: ErrorContext, batch: string[], userSignal: AbortSignal | undefined): Promise<number[][]> {

@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /** A metadata value a document can carry and a filter can match. */
 export type MetadataValue = string | number | boolean | null;
 
@@ -53,6 +55,8 @@ export interface SearchStore {
   /** Adds or replaces documents by id; unchanged content is never embedded again. */
   upsert(documents: readonly SearchDocument[], options?: { signal?: AbortSignal }): Promise<UpsertReport>;
   search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
+  /** Ids of the documents whose metadata has exactly the values of `filter` (every document without one). */
+  ids(filter?: Record<string, MetadataValue>): Promise<string[]>;
   /** Removes documents by id (unknown ids are ignored). */
   delete(ids: readonly string[]): Promise<void>;
   count(): Promise<number>;
@@ -83,9 +87,28 @@ export function reciprocalRankFusion(rankings: readonly (readonly string[])[]): 
   return scores;
 }
 
+// English words too common to tell documents apart; dropped from queries that have other words.
+const STOP_WORDS = new Set(
+  ("a an and are as at be been but by can could did do does for from had has have how i if in into is it its " +
+    "me my no not of on or our so than that the their them then there these they this to was we were what when " +
+    "where which who whom why will with would you your").split(" "),
+);
+
+/** The distinct words of a query worth searching for: lowercased, stop words dropped unless nothing else is left. */
+export function queryTerms(text: string): string[] {
+  const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])];
+  const meaningful = words.filter((word) => !STOP_WORDS.has(word));
+  return meaningful.length > 0 ? meaningful : words;
+}
+
 /** Words of a query as an FTS5 expression matching any of them, each quoted so no word is read as syntax. */
 export function ftsQuery(text: string): string | undefined {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const words = queryTerms(text);
   if (words.length === 0) return undefined;
-  return [...new Set(words)].map((word) => `"${word}"`).join(" OR ");
+  return words.map((word) => `"${word}"`).join(" OR ");
+}
+
+/** SHA-256 of a text, hex: equal hashes mean the text need not be embedded again. */
+export function contentHash(content: string): string {
+  return createHash("sha256").update(content).digest("hex");
 }

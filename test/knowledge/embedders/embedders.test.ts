@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { eventBus } from "../../../src/events/index.js";
+import type { CrewtsEvent } from "../../../src/events/types.js";
 import { AISDKEmbedder } from "../../../src/knowledge/embedders/AISDKEmbedder.js";
 import { EmbedderError } from "../../../src/knowledge/embedders/Embedder.js";
 import { FunctionEmbedder } from "../../../src/knowledge/embedders/FunctionEmbedder.js";
@@ -37,23 +39,49 @@ describe("the mock server's /v1/embeddings", () => {
 
   it("batches requests and retries a failed batch alone", async () => {
     const server = await start({ faults: { 1: { status: 500 } } });
-    const embedder = new AISDKEmbedder({ provider: "ollama", model: "nomic-embed-text", baseURL: server.url, batchSize: 2, dimensions: 64 });
+    const embedder = new AISDKEmbedder({ provider: "ollama", model: "nomic-embed-text", baseURL: server.url, batchSize: 2, dimensions: 64, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
     const texts = ["a b", "c d", "e f", "g h", "i"];
     const vectors = await embedder.embed(texts);
     expect(vectors).toEqual(texts.map((text) => mockEmbedding(text)));
     // 3 batches, the second tried twice.
     expect(server.requests.map((r) => (r.body as { input: string[] }).input)).toEqual([["a b", "c d"], ["e f", "g h"], ["e f", "g h"], ["i"]]);
     expect(embedder.usage.successfulRequests).toBe(3);
-  }, 15_000);
+  });
 
   it("maps failures to LLM errors: not retried on 400, given up after maxRetries on 500", async () => {
     const server = await start({ faults: { 0: { status: 400 }, 1: { status: 500 }, 2: { status: 500 } } });
-    const embedder = new AISDKEmbedder({ provider: "openai-compatible", model: "m", baseURL: server.url, maxRetries: 1 });
+    // The older top-level maxRetries still works next to retry's delays.
+    const embedder = new AISDKEmbedder({ provider: "openai-compatible", model: "m", baseURL: server.url, maxRetries: 1, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
     await expect(embedder.embed(["x"])).rejects.toBeInstanceOf(LLMBadRequestError);
     const error: unknown = await embedder.embed(["x"]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LLMServerError);
     expect((error as LLMServerError).attempts).toBe(2);
-  }, 15_000);
+  });
+
+  it("takes retry options like LLMOptions and emits embedder_call_retry, without the API key", async () => {
+    const server = await start({ faults: { 0: { status: 503 }, 2: { status: 500 }, 3: { status: 500 } } });
+    const embedder = new AISDKEmbedder({ provider: "openai", model: "text-embedding-3-small", baseURL: server.url, apiKey: "sk-secret-123", dimensions: 8, maxRetries: 5, retry: { maxRetries: 1, baseDelayMs: 1, maxDelayMs: 5 } });
+    // Retried once with nobody listening (no event is built).
+    expect(await embedder.embed(["x"])).toEqual([mockEmbedding("x", 8)]);
+    const events: CrewtsEvent<"embedder_call_retry">[] = [];
+    eventBus.on("embedder_call_retry", (event) => {
+      events.push(event);
+    });
+    const started = Date.now();
+    const error: unknown = await embedder.embed(["y"]).catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(1000);
+    // retry.maxRetries (1) wins over maxRetries (5).
+    expect((error as LLMServerError).attempts).toBe(2);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: "embedder_call_retry", embedder: "openai/text-embedding-3-small", attempt: 1, status: 500 });
+    expect(events[0]?.delayMs).toBeLessThanOrEqual(5);
+    expect(events[0]?.error).toMatch(/500/);
+    expect(JSON.stringify(events)).not.toContain("sk-secret-123");
+  });
+
+  it("rejects bad retry options", () => {
+    expect(() => new AISDKEmbedder({ provider: "ollama", model: "m", retry: { baseDelayMs: -1 } })).toThrow(/retry\.baseDelayMs/);
+  });
 
   it("rejects a bad request body with 400", async () => {
     const server = await start();

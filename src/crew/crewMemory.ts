@@ -1,0 +1,85 @@
+import { z } from "zod";
+import type { Embedder } from "../knowledge/embedders/Embedder.js";
+import { EntityMemory } from "../memory/EntityMemory.js";
+import { LongTermMemory } from "../memory/LongTermMemory.js";
+import type { Agent } from "../agent/Agent.js";
+import { enabledMemories, type KickoffMemory, type MemoryConfig, type MemorySet } from "../memory/MemorySet.js";
+import type { Task, TaskOutput } from "../task/index.js";
+import { ShortTermMemory } from "../memory/ShortTermMemory.js";
+import type { Memory } from "../memory/types.js";
+
+/** The memory options of a crew. */
+export interface CrewMemoryOptions {
+  /** Turns on short-term, long-term and entity memory (with the crew's embedder, or keyword search without one). */
+  memory?: boolean;
+  shortTermMemory?: Memory;
+  longTermMemory?: LongTermMemory;
+  entityMemory?: Memory;
+  /** A memory kept by an outside service (new ExternalMemory({ provider })); used whenever given. */
+  externalMemory?: Memory;
+  /** Items per memory and the token budget of the memory section of a prompt. */
+  memoryConfig?: MemoryConfig;
+}
+
+const isMemory = (v: unknown): v is Memory =>
+  typeof v === "object" && v !== null && ["save", "search", "reset", "flush"].every((m) => typeof (v as Record<string, unknown>)[m] === "function");
+const memoryOption = (example: string) => z.custom<Memory>(isMemory, `must be a memory with save, search, reset and flush, e.g. ${example}`);
+
+/** Zod shapes of the memory options, merged into the crew's schema. */
+export const crewMemoryOptionsShape = {
+  memory: z.boolean().optional(),
+  shortTermMemory: memoryOption("new ShortTermMemory()").optional(),
+  longTermMemory: z.instanceof(LongTermMemory, { message: "longTermMemory must be created with new LongTermMemory({...})" }).optional(),
+  entityMemory: memoryOption("new EntityMemory()").optional(),
+  externalMemory: memoryOption("new ExternalMemory({ provider })").optional(),
+  memoryConfig: z
+    .object({ limit: z.number().int().positive().optional(), tokenBudget: z.number().int().positive().optional() })
+    .strict()
+    .optional(),
+};
+
+/** The memories a crew uses: those given, and with `memory: true` the built-in ones for the kinds not given. */
+export function createMemorySet(options: CrewMemoryOptions, embedder: Embedder | undefined): MemorySet {
+  const on = options.memory === true;
+  const withEmbedder = embedder ? { embedder } : {};
+  return {
+    short: options.shortTermMemory ?? (on ? new ShortTermMemory(withEmbedder) : undefined),
+    long: options.longTermMemory ?? (on ? new LongTermMemory() : undefined),
+    entity: options.entityMemory ?? (on ? new EntityMemory(withEmbedder) : undefined),
+    external: options.externalMemory,
+  };
+}
+
+/**
+ * Waits for every memory's deferred writes. A write that failed does not fail the kickoff (its output is
+ * already made): it was reported as memory_save_failed, and is reported again here as a warning.
+ */
+export async function flushMemories(set: MemorySet): Promise<void> {
+  const results = await Promise.allSettled(enabledMemories(set).map(({ memory }) => memory.flush()));
+  for (const result of results) {
+    if (result.status === "rejected") {
+      const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
+      process.emitWarning(`Memory not saved: ${message}`, { code: "CREWTS_MEMORY" });
+    }
+  }
+}
+
+/**
+ * Records a finished task in the crew's memories as the agent that did it (matched by the output's role;
+ * its LLM evaluates the result). Agents with memory: false are left out.
+ */
+export async function rememberTask(memory: KickoffMemory, task: Task, output: TaskOutput, crew: { crewId: string; agents: readonly Agent[] }): Promise<void> {
+  const agent = crew.agents.find((a) => a.role === output.agent) ?? task.agent;
+  if (!agent || agent.options.memory === false) return;
+  await memory.recordTask({
+    taskDescription: task.description,
+    expectedOutput: task.expectedOutput,
+    output: output.raw,
+    agentRole: agent.role,
+    agentId: agent.id,
+    taskId: task.id,
+    llm: agent.llm,
+    usage: agent.usageMetrics,
+    source: { crewId: crew.crewId, agentId: agent.id, agentRole: agent.role, taskId: task.id, ...(task.name !== undefined ? { taskName: task.name } : {}) },
+  });
+}

@@ -1,0 +1,83 @@
+import { DEFAULT_IMPORTANCE, memoryText } from "./memoryText.js";
+import { QueuedMemory, type Candidate, type CandidateQuery } from "./QueuedMemory.js";
+import { clamp01, resolveScoring, type MemoryScoring } from "./scoring.js";
+import type { MetadataValue } from "./types.js";
+
+/** A memory service crewts saves to and searches (Mem0, or your own). */
+export interface ExternalMemoryProvider {
+  save(content: string, metadata: Record<string, MetadataValue>): Promise<void>;
+  /** Found memories, `score` in [0, 1]; `createdAt` in ms when the service knows it. */
+  search(
+    query: string,
+    options: { limit: number; scoreThreshold?: number },
+  ): Promise<{ id?: string; content: string; score: number; metadata?: Record<string, MetadataValue>; createdAt?: number }[]>;
+  reset(): Promise<void>;
+  /** Releases connections, if the provider holds any. */
+  close?(): Promise<void>;
+}
+
+/** Options of ExternalMemory. */
+export interface ExternalMemoryOptions {
+  provider: ExternalMemoryProvider;
+  scoring?: MemoryScoring;
+}
+
+interface ExternalRecord {
+  content: string;
+  metadata: Record<string, MetadataValue>;
+}
+
+/**
+ * A memory kept by an outside service (CrewAI's ExternalMemory), with the same deferred writes,
+ * events and ranking as the built-in memories. Each value is sent in its own provider call.
+ */
+export class ExternalMemory extends QueuedMemory<ExternalRecord> {
+  readonly kind = "external" as const;
+  readonly provider: ExternalMemoryProvider;
+
+  constructor(options: ExternalMemoryOptions) {
+    // Batches of one: a provider saves one memory per call, and each failure is reported on its own.
+    super(resolveScoring(options.scoring), 1);
+    this.provider = options.provider;
+  }
+
+  protected toRecords(value: unknown, metadata: Record<string, MetadataValue>): { record: ExternalRecord; text: string }[] {
+    const content = memoryText(value, "external memory");
+    return [{ record: { content, metadata }, text: content }];
+  }
+
+  protected async writeRecords(records: ExternalRecord[]): Promise<void> {
+    for (const record of records) await this.provider.save(record.content, record.metadata);
+  }
+
+  protected async findCandidates(query: string, options: CandidateQuery): Promise<Candidate[]> {
+    const found = await this.provider.search(query, { limit: options.limit, scoreThreshold: options.scoreThreshold });
+    const now = Date.now();
+    return found
+      .filter((item) => item.score >= options.scoreThreshold && matches(item.metadata ?? {}, options.filter))
+      .map((item, index) => {
+        const metadata = item.metadata ?? {};
+        return {
+          id: item.id ?? `external-${index}`,
+          content: item.content,
+          metadata,
+          relevance: clamp01(item.score),
+          // Unknown age counts as new: the provider's own ranking then decides.
+          createdAt: item.createdAt ?? now,
+          importance: typeof metadata.importance === "number" ? clamp01(metadata.importance) : DEFAULT_IMPORTANCE,
+        };
+      });
+  }
+
+  protected async clear(): Promise<void> {
+    await this.provider.reset();
+  }
+
+  protected async release(): Promise<void> {
+    await this.provider.close?.();
+  }
+}
+
+function matches(metadata: Record<string, MetadataValue>, filter: Record<string, MetadataValue> | undefined): boolean {
+  return Object.entries(filter ?? {}).every(([key, value]) => (metadata[key] ?? null) === value);
+}

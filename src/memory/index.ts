@@ -1,0 +1,14 @@
+export type { Memory, MemoryEventSource, MemoryItem, MemorySearchOptions, MemoryType } from "./types.js";
+export { DEFAULT_MEMORY_LIMIT, DEFAULT_SCORE_THRESHOLD } from "./types.js";
+export { MemoryOptionsError, MemoryValueError, MemoryWriteError, TaskEvaluationError } from "./errors.js";
+export { combinedScore, DEFAULT_HALF_LIFE_DAYS, rankItems, recencyOf, resolveScoring, SHORT_TERM_HALF_LIFE_DAYS, type MemoryScoring, type ResolvedScoring } from "./scoring.js";
+export { ShortTermMemory, SHORT_TERM_MEMORY_DB_FILE, type ShortTermMemoryOptions } from "./ShortTermMemory.js";
+export { LongTermMemory, LONG_TERM_MEMORY_DB_FILE, type LongTermEvaluation, type LongTermMemoryOptions } from "./LongTermMemory.js";
+export { EntityMemory, ENTITY_MEMORY_DB_FILE, type EntityMemoryOptions } from "./EntityMemory.js";
+export { entityKey, entityText, mergeEntities, type Entity } from "./Entity.js";
+export { ExternalMemory, type ExternalMemoryOptions, type ExternalMemoryProvider } from "./ExternalMemory.js";
+export { Mem0Error, Mem0Provider, type Mem0ProviderOptions } from "./Mem0Provider.js";
+export { evaluateTask, evaluationPrompt, type EvaluateTaskInput, type TaskEvaluation } from "./evaluateTask.js";
+export { buildMemoryContext, DEFAULT_MEMORY_TOKEN_BUDGET, MEMORY_SECTION_HEADINGS, type MemoryContextInput } from "./buildMemoryContext.js";
+export { recordTaskResult, type TaskResultInput, type TaskResultRecord } from "./recordTaskResult.js";
+export { KickoffMemory, scopeToRun, type MemoryConfig, type MemorySet } from "./MemorySet.js";

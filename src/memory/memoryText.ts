@@ -1,0 +1,40 @@
+import { stringify } from "yaml";
+import { MemoryValueError } from "./errors.js";
+import { clamp01 } from "./scoring.js";
+import type { MetadataValue } from "./types.js";
+
+/** Importance of an item saved without metadata.importance. */
+export const DEFAULT_IMPORTANCE = 0.5;
+
+/** A saved value as text: strings as they are, numbers and booleans printed, objects and arrays as YAML. */
+export function memoryText(value: unknown, what = "memory"): string {
+  if (typeof value === "string") {
+    if (value.trim() === "") throw new MemoryValueError(`Cannot save an empty text to ${what}.`);
+    return value;
+  }
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  if (typeof value === "object" && value !== null) {
+    // A TaskOutput-like object: its raw text is what it says.
+    const raw = (value as { raw?: unknown }).raw;
+    if (typeof raw === "string" && raw.trim() !== "") return raw;
+    return stringify(value).trim();
+  }
+  throw new MemoryValueError(`Cannot save ${value === null ? "null" : typeof value} to ${what}: save a string or an object.`);
+}
+
+/** Stored metadata: the caller's, plus createdAt (ms) and importance (0..1), taken from the caller's when valid. */
+export function storedMetadata(metadata: Record<string, MetadataValue>, now = Date.now()): Record<string, MetadataValue> {
+  const createdAt = typeof metadata.createdAt === "number" && Number.isFinite(metadata.createdAt) ? metadata.createdAt : now;
+  const importance = typeof metadata.importance === "number" ? clamp01(metadata.importance) : DEFAULT_IMPORTANCE;
+  return { ...metadata, createdAt, importance };
+}
+
+/** Splits stored metadata into the item's createdAt and importance and the rest. */
+export function splitMetadata(stored: Record<string, MetadataValue>): { metadata: Record<string, MetadataValue>; createdAt: number; importance: number } {
+  const { createdAt, importance, ...metadata } = stored;
+  return {
+    metadata,
+    createdAt: typeof createdAt === "number" ? createdAt : 0,
+    importance: typeof importance === "number" ? clamp01(importance) : DEFAULT_IMPORTANCE,
+  };
+}

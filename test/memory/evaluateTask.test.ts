@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { eventBus } from "../../src/events/index.js";
+import { TaskEvaluationError } from "../../src/memory/errors.js";
+import { evaluateTask } from "../../src/memory/evaluateTask.js";
+import { FakeLLM } from "../../src/testing/index.js";
+
+const task = { taskDescription: "Research the market for e-bikes", expectedOutput: "A one-page summary", output: "E-bikes sold 5M units.", agentRole: "Researcher" };
+afterEach(() => eventBus.clear());
+
+describe("evaluateTask", () => {
+  it("asks once, with the task, expected and actual output, and parses the JSON answer", async () => {
+    const llm = new FakeLLM([
+      JSON.stringify({
+        quality: 7.5,
+        suggestions: ["Add sources", "  "],
+        entities: [{ name: "VanMoof", type: "company", description: "E-bike maker", relationships: ["competes with Cowboy"] }, { name: "Cowboy" }],
+      }),
+    ]);
+    const started: unknown[] = [];
+    eventBus.on("llm_call_started", (event) => {
+      started.push(event);
+    });
+    const evaluation = await evaluateTask({ llm, ...task, source: { agentRole: "Researcher", taskId: "t-1" } });
+    expect(evaluation).toEqual({
+      quality: 7.5,
+      suggestions: ["Add sources"],
+      entities: [
+        { name: "VanMoof", type: "company", description: "E-bike maker", relationships: ["competes with Cowboy"] },
+        { name: "Cowboy", type: "entity", description: "", relationships: [] },
+      ],
+    });
+    expect(llm.calls).toHaveLength(1);
+    const prompt = llm.calls[0]?.messages.at(-1)?.content ?? "";
+    for (const text of ["Research the market for e-bikes", "A one-page summary", "E-bikes sold 5M units.", "Researcher", '"quality"', '"entities"']) expect(prompt).toContain(text);
+    expect(started).toEqual([expect.objectContaining({ agentRole: "Researcher", taskId: "t-1", model: "fake/fake-llm" })]);
+  });
+
+  it("reads JSON inside fences and prose, repairs small breakage and clamps quality to 0..10", async () => {
+    const fenced = new FakeLLM(['Here is my review:\n```json\n{"quality": "12", "suggestions": ["Be brief",],}\n```\nThanks']);
+    expect(await evaluateTask({ llm: fenced, ...task })).toEqual({ quality: 10, suggestions: ["Be brief"], entities: [] });
+  });
+
+  it("throws a TaskEvaluationError with the raw answer when there is no evaluation JSON", async () => {
+    const error: unknown = await evaluateTask({ llm: new FakeLLM(["I think it went fine, good job!"]), ...task }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TaskEvaluationError);
+    expect((error as TaskEvaluationError).rawOutput).toBe("I think it went fine, good job!");
+    expect((error as Error).message).toMatch(/not the expected JSON/);
+    const noQuality = await evaluateTask({ llm: new FakeLLM(['{"suggestions": ["x"]}']), ...task }).catch((e: unknown) => e);
+    expect(noQuality).toBeInstanceOf(TaskEvaluationError);
+    expect((noQuality as Error).message).toMatch(/quality/);
+  });
+});
