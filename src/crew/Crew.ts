@@ -296,6 +296,8 @@ export class Crew {
       const recorder = new ReplayRecorder(this.taskOutputStore);
       if (!replaying) await recorder.reset();
       const outputs = await this.runProcess(scope, execute, finalInputs ?? {}, { recorder, replaying, memory });
+      // The last evaluations' tokens belong to this kickoff's usage.
+      await memory?.settle();
       let output = CrewOutput.fromTaskOutputs(outputs, scope.usage());
       this.usageMetrics = { ...output.tokenUsage };
       for (const hook of this.options.afterKickoff ?? []) {
@@ -315,7 +317,7 @@ export class Crew {
     } finally {
       scope.release();
       // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
-      if (memory) await flushMemories(this.memories);
+      if (memory) await flushMemories(memory);
       await releaseVerbose?.();
       // The store stays open for the next kickoff or replay: an open libsql client does not keep the
       // process alive, and reopening it costs more than a whole task's orchestration.
@@ -369,7 +371,7 @@ export class Crew {
   ): Promise<TaskOutput[]> {
     const hooks: TaskRunHooks = {
       onTaskCompleted: async (task, output) => {
-        if (memory) await rememberTask(memory, task, output, { crewId: this.id, agents: [...this.participants(), ...(this.manager ? [this.manager] : [])] });
+        if (memory) rememberTask(memory, task, output, { crewId: this.id, agents: [...this.participants(), ...(this.manager ? [this.manager] : [])] });
         await this.afterTask(task, output);
       },
       // Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log).

@@ -3,7 +3,7 @@ import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { EntityMemory } from "../memory/EntityMemory.js";
 import { LongTermMemory } from "../memory/LongTermMemory.js";
 import type { Agent } from "../agent/Agent.js";
-import { enabledMemories, type KickoffMemory, type MemoryConfig, type MemorySet } from "../memory/MemorySet.js";
+import type { KickoffMemory, MemoryConfig, MemorySet } from "../memory/MemorySet.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { ShortTermMemory } from "../memory/ShortTermMemory.js";
 import type { Memory } from "../memory/types.js";
@@ -51,27 +51,25 @@ export function createMemorySet(options: CrewMemoryOptions, embedder: Embedder |
 }
 
 /**
- * Waits for every memory's deferred writes. A write that failed does not fail the kickoff (its output is
- * already made): it was reported as memory_save_failed, and is reported again here as a warning.
+ * Waits for the kickoff's task records and every memory's deferred writes. A write that failed does not
+ * fail the kickoff (its output is already made): it was reported as memory_save_failed, and is reported
+ * again here as a warning.
  */
-export async function flushMemories(set: MemorySet): Promise<void> {
-  const results = await Promise.allSettled(enabledMemories(set).map(({ memory }) => memory.flush()));
-  for (const result of results) {
-    if (result.status === "rejected") {
-      const message = result.reason instanceof Error ? result.reason.message : String(result.reason);
-      process.emitWarning(`Memory not saved: ${message}`, { code: "CREWTS_MEMORY" });
-    }
+export async function flushMemories(memory: KickoffMemory): Promise<void> {
+  for (const { error } of await memory.flush()) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.emitWarning(`Memory not saved: ${message}`, { code: "CREWTS_MEMORY" });
   }
 }
 
 /**
- * Records a finished task in the crew's memories as the agent that did it (matched by the output's role;
- * its LLM evaluates the result). Agents with memory: false are left out.
+ * Starts recording a finished task in the crew's memories as the agent that did it (matched by the
+ * output's role; its LLM evaluates the result) without waiting for it. Agents with memory: false are left out.
  */
-export async function rememberTask(memory: KickoffMemory, task: Task, output: TaskOutput, crew: { crewId: string; agents: readonly Agent[] }): Promise<void> {
+export function rememberTask(memory: KickoffMemory, task: Task, output: TaskOutput, crew: { crewId: string; agents: readonly Agent[] }): void {
   const agent = crew.agents.find((a) => a.role === output.agent) ?? task.agent;
   if (!agent || agent.options.memory === false) return;
-  await memory.recordTask({
+  void memory.recordTask({
     taskDescription: task.description,
     expectedOutput: task.expectedOutput,
     output: output.raw,

@@ -37,6 +37,8 @@ export function enabledMemories(set: MemorySet): { kind: MemoryType; memory: Mem
  */
 export class KickoffMemory {
   readonly memories: MemorySet;
+  // Task records still running (their evaluation call), awaited by settle().
+  private readonly recording = new Set<Promise<TaskResultRecord>>();
 
   constructor(
     set: MemorySet,
@@ -62,9 +64,29 @@ export class KickoffMemory {
     await this.memories.short?.save(text, { ...metadata, type: "tool_observation" }).catch(() => undefined);
   }
 
-  /** Records a finished task in every memory (an evaluation by `llm` feeds long-term and entity memory). */
+  /**
+   * Records a finished task in every memory (an evaluation by `llm` feeds long-term and entity memory).
+   * Starts at once and does not hold up the caller: the evaluation call runs while the next task does,
+   * so memory never adds an LLM round-trip to a task. `settle()` waits for every record started.
+   */
   recordTask(input: { taskDescription: string; expectedOutput: string; output: string; agentRole: string; agentId?: string; taskId?: string; llm: BaseLLM; usage?: UsageMetrics; source: MemoryEventSource }): Promise<TaskResultRecord> {
-    return recordTaskResult({ ...input, ...this.memories });
+    const record = recordTaskResult({ ...input, ...this.memories });
+    this.recording.add(record);
+    void record.finally(() => this.recording.delete(record));
+    return record;
+  }
+
+  /** Resolves once every task record started has finished (recordTaskResult never rejects). */
+  async settle(): Promise<void> {
+    while (this.recording.size > 0) await Promise.all(this.recording);
+  }
+
+  /** Waits for the task records, then for every memory's deferred writes; resolves with the memories whose writes failed. */
+  async flush(): Promise<{ kind: MemoryType; error: unknown }[]> {
+    await this.settle();
+    const enabled = enabledMemories(this.memories);
+    const results = await Promise.allSettled(enabled.map(({ memory }) => memory.flush()));
+    return results.flatMap((result, i) => (result.status === "rejected" ? [{ kind: enabled[i]!.kind, error: result.reason as unknown }] : []));
   }
 }
 

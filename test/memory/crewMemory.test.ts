@@ -179,6 +179,40 @@ describe("crew memory", () => {
     expect(taskPrompts(later)[0]).toContain("Historical Data:");
   });
 
+  it("does not hold the next task for the evaluation call, and waits for it before kickoff returns", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    const evaluator = new FakeLLM(async () => {
+      seen.push("evaluation started");
+      await gate;
+      seen.push("evaluation answered");
+      return EVALUATION;
+    });
+    const llm = new FakeLLM((messages) => {
+      const prompt = user(messages);
+      seen.push(prompt.includes("Research the Falcon") ? "research" : "summary");
+      // The summary task runs while the first evaluation still waits: let it finish now.
+      if (!prompt.includes("Research the Falcon")) release();
+      return "Thought: done\nFinal Answer: ok";
+    });
+    let completed = 0;
+    offs.push(eventBus.on("memory_save_completed", (event) => void (event.memoryKind === "long" && completed++)));
+    const output = await crewWith(llm, { longTermMemory: new LongTermMemory({ llm: evaluator }) }).kickoff();
+    expect(seen.slice(0, 3)).toEqual(["research", "evaluation started", "summary"]);
+    // Both evaluations were saved before kickoff returned, and their tokens are in the crew's usage.
+    expect(completed).toBe(2);
+    expect(evaluator.calls).toHaveLength(2);
+    expect(output.tokenUsage.successfulRequests).toBe(4);
+  });
+
+  it("keeps CrewAI's call order for a scripted model: task, its evaluation, next task, its evaluation", async () => {
+    const llm = new FakeLLM(["Thought: done\nFinal Answer: The Falcon engine has 845 kN.", EVALUATION, "Thought: done\nFinal Answer: Summary written.", EVALUATION]);
+    const output = await crewWith(llm).kickoff();
+    expect(output.raw).toBe("Summary written.");
+    expect(llm.calls.map((c) => isEvaluation(c.messages))).toEqual([false, true, false, true]);
+  });
+
   it("rejects memory options that are not memories", () => {
     const llm = scriptedLLM();
     expect(() => crewWith(llm, { shortTermMemory: {} as never })).toThrow(CrewValidationError);

@@ -52,7 +52,7 @@ export async function resetMemories(options: ResetMemoriesOptions, print: (line:
       continue;
     }
     if (kind === "kickoffOutputs") await resetTaskOutputs(present[0]!);
-    else for (const path of present) await rm(path, { recursive: true, force: true });
+    else for (const path of present) for (const file of withSidecars(path)) await rm(file, { recursive: true, force: true });
     print(`${label} reset.`);
   }
   if (notEnabled.length > 0) {
@@ -69,6 +69,11 @@ async function resetTaskOutputs(file: string): Promise<void> {
   } finally {
     await store.close();
   }
+}
+
+/** A database file and the journal files SQLite keeps beside it (a stale WAL must not outlive its database). */
+function withSidecars(path: string): string[] {
+  return path.endsWith(".db") ? [path, `${path}-wal`, `${path}-shm`, `${path}-journal`] : [path];
 }
 
 function list(labels: string[]): string {
