@@ -1,6 +1,6 @@
-import { jsonrepair } from "jsonrepair";
 import { z } from "zod";
 import { callLLM } from "../llm/callLLM.js";
+import { parseJsonReply } from "../llm/jsonReply.js";
 import type { BaseLLM, CallSource } from "../llm/types.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { prompts } from "./prompts.js";
@@ -45,7 +45,7 @@ export function schemaToJsonText(schema: z.ZodType): string {
  */
 export async function convertToSchema<S extends z.ZodType>(text: string, schema: S, options: ConvertOptions = {}): Promise<Conversion<z.infer<S>>> {
   const usage = emptyUsageMetrics();
-  let attempt = tryParse(text, schema);
+  let attempt = parseJsonReply(text, schema);
   if (attempt.ok) return { parsed: attempt.value, usage };
   const maxAttempts = options.maxAttempts ?? 3;
   if (!options.llm || maxAttempts < 1) {
@@ -62,7 +62,7 @@ export async function convertToSchema<S extends z.ZodType>(text: string, schema:
       { ...(options.source ? { source: options.source } : {}), ...(options.signal ? { signal: options.signal } : {}) },
     );
     addToUsageMetrics(usage, result.usage);
-    attempt = tryParse(result.text, schema);
+    attempt = parseJsonReply(result.text, schema);
     if (attempt.ok) return { parsed: attempt.value, usage };
   }
   throw new ConverterError(
@@ -70,42 +70,4 @@ export async function convertToSchema<S extends z.ZodType>(text: string, schema:
       "Make the expected output describe the fields, or use a model that follows JSON instructions better.",
     text,
   );
-}
-
-type ParseAttempt<T> = { ok: true; value: T } | { ok: false; error: string };
-
-/** Parses `text` as JSON for `schema` without any LLM call. */
-export function tryParse<S extends z.ZodType>(text: string, schema: S): ParseAttempt<z.infer<S>> {
-  let lastError = "the text contains no JSON";
-  for (const candidate of jsonCandidates(text)) {
-    let value: unknown;
-    try {
-      value = JSON.parse(candidate);
-    } catch {
-      try {
-        value = JSON.parse(jsonrepair(candidate));
-      } catch {
-        continue;
-      }
-    }
-    const checked = schema.safeParse(value);
-    if (checked.success) return { ok: true, value: checked.data };
-    lastError = formatIssues(checked.error);
-  }
-  return { ok: false, error: lastError };
-}
-
-function* jsonCandidates(text: string): Generator<string> {
-  const trimmed = text.trim();
-  if (trimmed) yield trimmed;
-  for (const m of trimmed.matchAll(/```(?:json|JSON)?\s*\n?([\s\S]*?)```/g)) if (m[1]) yield m[1].trim();
-  const open = trimmed.search(/[{[]/);
-  if (open >= 0) {
-    const close = trimmed.lastIndexOf(trimmed[open] === "{" ? "}" : "]");
-    if (close > open) yield trimmed.slice(open, close + 1);
-  }
-}
-
-function formatIssues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`).join("; ");
 }

@@ -16,28 +16,19 @@ import { CrewOutput } from "./CrewOutput.js";
 import { crewOptionsSchema, type CrewOptions, type KickoffInputs } from "./CrewOptions.js";
 import { CrewReplayError, CrewValidationError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
-import { createMemorySet, flushMemories, rememberTask } from "./crewMemory.js";
-import { enabledMemories, KickoffMemory, type MemorySet } from "../memory/MemorySet.js";
+import { createMemorySet, flushMemories, rememberTask, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
+import type { KickoffMemory, MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
 import { KickoffScope } from "./KickoffScope.js";
 import { mapConcurrent } from "./mapConcurrent.js";
 import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
-import { prepareReplay, ReplayRecorder } from "./replay.js";
+import { DISCARDED_OUTPUTS, prepareReplay, ReplayRecorder } from "./replay.js";
 import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
 import { loadTrainedAgents, trainCrew, trainedInstructionsFor, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
-
-/** Where kickoffForEach's runs put their task outputs: nowhere, since a batch leaves no kickoff to replay. */
-const DISCARDED_OUTPUTS: TaskOutputStore = {
-  add: async () => undefined,
-  update: async () => undefined,
-  loadAll: async () => [],
-  reset: async () => undefined,
-  close: async () => undefined,
-};
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -45,7 +36,6 @@ const DISCARDED_OUTPUTS: TaskOutputStore = {
  * run several side by side, as CrewAI's kickoff_for_each_async does.
  */
 export const DEFAULT_FOR_EACH_CONCURRENCY = 1;
-
 
 /** A group of agents working through tasks together, in order or under a manager (CrewAI's Crew). */
 export class Crew {
@@ -175,11 +165,7 @@ export class Crew {
       ...(beforeKickoff ? { beforeKickoff: [...beforeKickoff] } : {}),
       ...(afterKickoff ? { afterKickoff: [...afterKickoff] } : {}),
       ...(knowledgeSources ? { knowledgeSources: [...knowledgeSources] } : {}),
-      // The same memories, not new ones: copies remember into (and recall from) the crew's.
-      ...(this.memories.short ? { shortTermMemory: this.memories.short } : {}),
-      ...(this.memories.long ? { longTermMemory: this.memories.long } : {}),
-      ...(this.memories.entity ? { entityMemory: this.memories.entity } : {}),
-      ...(this.memories.external ? { externalMemory: this.memories.external } : {}),
+      ...sharedMemoryOptions(this.memories),
     });
   }
 
@@ -261,7 +247,7 @@ export class Crew {
   private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
     const replaying = mode.replaying ?? false;
     const knowledge = this.crewKnowledge();
-    const memory = enabledMemories(this.memories).length > 0 ? new KickoffMemory(this.memories, randomUUID(), this.options.memoryConfig) : undefined;
+    const memory = startKickoffMemory(this.memories, this.options.memoryConfig);
     const scope = new KickoffScope({
       ...(memory ? { memory } : {}),
       ...(this.options.cache !== false ? { cache: new InMemoryToolCache() } : {}),

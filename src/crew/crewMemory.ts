@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { EntityMemory } from "../memory/EntityMemory.js";
 import { LongTermMemory } from "../memory/LongTermMemory.js";
 import type { Agent } from "../agent/Agent.js";
-import type { KickoffMemory, MemoryConfig, MemorySet } from "../memory/MemorySet.js";
+import { enabledMemories, KickoffMemory, type MemoryConfig, type MemorySet } from "../memory/MemorySet.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { ShortTermMemory } from "../memory/ShortTermMemory.js";
 import type { Memory } from "../memory/types.js";
@@ -48,6 +49,21 @@ export function createMemorySet(options: CrewMemoryOptions, embedder: Embedder |
     entity: options.entityMemory ?? (on ? new EntityMemory(withEmbedder) : undefined),
     external: options.externalMemory,
   };
+}
+
+/** Options that hand a crew's memories to a copy of it: the same memories, so copies remember into (and recall from) the crew's. */
+export function sharedMemoryOptions(memories: MemorySet): CrewMemoryOptions {
+  return {
+    ...(memories.short ? { shortTermMemory: memories.short } : {}),
+    ...(memories.long ? { longTermMemory: memories.long } : {}),
+    ...(memories.entity ? { entityMemory: memories.entity } : {}),
+    ...(memories.external ? { externalMemory: memories.external } : {}),
+  };
+}
+
+/** The memory of one kickoff (its own short-term run id), or undefined when the crew has no memory. */
+export function startKickoffMemory(memories: MemorySet, config: MemoryConfig | undefined): KickoffMemory | undefined {
+  return enabledMemories(memories).length > 0 ? new KickoffMemory(memories, randomUUID(), config) : undefined;
 }
 
 /**

@@ -60,6 +60,15 @@ export function storedTaskOutput(json: Record<string, unknown>, fallbackDescript
   });
 }
 
+/** Where kickoffForEach's runs put their task outputs: nowhere, since a batch leaves no kickoff to replay. */
+export const DISCARDED_OUTPUTS: TaskOutputStore = {
+  add: async () => undefined,
+  update: async () => undefined,
+  loadAll: async () => [],
+  reset: async () => undefined,
+  close: async () => undefined,
+};
+
 /**
  * Writes what a kickoff leaves for replay. A store that fails (say the storage directory is read-only,
  * as on many servers) warns once and is then left alone: replay data must never cost a run its results.

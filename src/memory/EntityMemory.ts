@@ -4,7 +4,7 @@ import type { SearchDocument, SearchStore } from "../knowledge/store/SearchStore
 import { SQLiteSearchStore } from "../knowledge/store/SQLiteSearchStore.js";
 import { storagePath } from "../storage/storageDir.js";
 import { entityKey, entityText, mergeEntities, parseEntities, type Entity } from "./Entity.js";
-import { splitMetadata, storedMetadata } from "./memoryText.js";
+import { splitMetadata, storeCandidates, storedMetadata } from "./memoryText.js";
 import { QueuedMemory, type Candidate, type CandidateQuery } from "./QueuedMemory.js";
 import { resolveScoring, type MemoryScoring } from "./scoring.js";
 import type { MetadataValue } from "./types.js";
@@ -86,13 +86,7 @@ export class EntityMemory extends QueuedMemory<EntityRecord> {
   }
 
   protected async findCandidates(query: string, options: CandidateQuery): Promise<Candidate[]> {
-    const results = await this.store.search(query, {
-      limit: options.limit,
-      scoreThreshold: options.scoreThreshold,
-      ...(options.filter ? { filter: options.filter } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    return results.map((result) => ({ id: result.id, content: result.content, relevance: result.score, ...splitMetadata(result.metadata) }));
+    return storeCandidates(this.store, query, options);
   }
 
   protected async clear(): Promise<void> {

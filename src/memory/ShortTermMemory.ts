@@ -4,7 +4,7 @@ import { resolveEmbedder, type EmbedderSpec } from "../knowledge/embedders/resol
 import type { SearchDocument, SearchStore } from "../knowledge/store/SearchStore.js";
 import { SQLiteSearchStore } from "../knowledge/store/SQLiteSearchStore.js";
 import { storagePath } from "../storage/storageDir.js";
-import { memoryText, splitMetadata, storedMetadata } from "./memoryText.js";
+import { memoryText, storeCandidates, storedMetadata } from "./memoryText.js";
 import { QueuedMemory, type Candidate, type CandidateQuery } from "./QueuedMemory.js";
 import { resolveScoring, SHORT_TERM_HALF_LIFE_DAYS, type MemoryScoring } from "./scoring.js";
 import type { MetadataValue } from "./types.js";
@@ -66,13 +66,7 @@ export class ShortTermMemory extends QueuedMemory<SearchDocument> {
 
   protected async findCandidates(query: string, options: CandidateQuery): Promise<Candidate[]> {
     const filter = this.runId === undefined ? options.filter : { ...options.filter, runId: this.runId };
-    const results = await this.store.search(query, {
-      limit: options.limit,
-      scoreThreshold: options.scoreThreshold,
-      ...(filter ? { filter } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    return results.map((result) => ({ id: result.id, content: result.content, relevance: result.score, ...splitMetadata(result.metadata) }));
+    return storeCandidates(this.store, query, { ...options, filter });
   }
 
   protected async clear(): Promise<void> {

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { callLLM } from "../llm/callLLM.js";
+import { parseJsonReply } from "../llm/jsonReply.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM, CallSource } from "../llm/types.js";
 import { addToUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { entitySchema, type Entity } from "./Entity.js";
 import { TaskEvaluationError } from "./errors.js";
-import { parseJsonReply } from "./parseJsonReply.js";
 
 /** What the evaluator says of a finished task (CrewAI's TaskEvaluation). */
 export interface TaskEvaluation {

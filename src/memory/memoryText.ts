@@ -1,7 +1,8 @@
 import { stringify } from "yaml";
+import type { SearchStore } from "../knowledge/store/SearchStore.js";
 import { MemoryValueError } from "./errors.js";
 import { clamp01 } from "./scoring.js";
-import type { MetadataValue } from "./types.js";
+import type { MemoryItem, MetadataValue } from "./types.js";
 
 /** Importance of an item saved without metadata.importance. */
 export const DEFAULT_IMPORTANCE = 0.5;
@@ -37,4 +38,19 @@ export function splitMetadata(stored: Record<string, MetadataValue>): { metadata
     createdAt: typeof createdAt === "number" ? createdAt : 0,
     importance: typeof importance === "number" ? clamp01(importance) : DEFAULT_IMPORTANCE,
   };
+}
+
+/** Searches a memory's store for candidates: store results with their createdAt and importance split out. */
+export async function storeCandidates(
+  store: SearchStore,
+  query: string,
+  options: { limit: number; scoreThreshold: number; filter: Record<string, MetadataValue> | undefined; signal: AbortSignal | undefined },
+): Promise<Omit<MemoryItem, "score">[]> {
+  const results = await store.search(query, {
+    limit: options.limit,
+    scoreThreshold: options.scoreThreshold,
+    ...(options.filter ? { filter: options.filter } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  return results.map((result) => ({ id: result.id, content: result.content, relevance: result.score, ...splitMetadata(result.metadata) }));
 }

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { chunkText, DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, type TextChunkMetadata } from "../chunking/TextChunker.js";
+import { contentHash } from "../store/SearchStore.js";
 import { KnowledgeSourceError } from "./errors.js";
 
 /** Chunk metadata: where the chunk came from plus the source's own metadata. */
@@ -57,11 +57,6 @@ export function parseSourceOptions<S extends z.ZodType>(sourceName: string, sche
     );
   }
   return parsed.data;
-}
-
-/** sha256 of a text, hex encoded. */
-export function contentHash(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
 /** A source of knowledge: produces documents, which `load()` splits into hashed chunks. */

@@ -1,6 +1,6 @@
+export { contentHash } from "../store/SearchStore.js";
 export {
   BaseKnowledgeSource,
-  contentHash,
   type BaseKnowledgeSourceOptions,
   type KnowledgeChunk,
   type KnowledgeChunkMetadata,

@@ -2,8 +2,6 @@ import type { Embedder } from "../embedders/Embedder.js";
 import {
   contentHash,
   queryTerms,
-  reciprocalRankFusion,
-  SearchStoreError,
   type MetadataValue,
   type SearchDocument,
   type SearchOptions,
@@ -11,6 +9,7 @@ import {
   type SearchStore,
   type UpsertReport,
 } from "./SearchStore.js";
+import { rankedSearch } from "./ranking.js";
 
 /** Options of InMemorySearchStore. */
 export interface InMemorySearchStoreOptions {
@@ -18,9 +17,6 @@ export interface InMemorySearchStoreOptions {
   embedder?: Embedder;
 }
 
-const DEFAULT_LIMIT = 5;
-// Candidates taken from each ranking before fusion, as SQLiteSearchStore does.
-const CANDIDATES_PER_RESULT = 4;
 // FTS5's bm25() defaults, so both backends rank alike.
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
@@ -38,6 +34,7 @@ interface StoredDocument {
 }
 
 interface Ranked {
+  id: string;
   doc: StoredDocument;
   score: number;
 }
@@ -98,27 +95,12 @@ export class InMemorySearchStore implements SearchStore {
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
-    const limit = options.limit ?? DEFAULT_LIMIT;
-    const mode = options.mode ?? (this.embedder ? "hybrid" : "keyword");
-    if (mode !== "keyword" && !this.embedder) {
-      throw new SearchStoreError(`${mode} search needs an embedder: pass embedder to the store (or search with mode: "keyword").`);
-    }
     const accept = matcher(options.filter ?? {});
-    const pool = Math.max(limit * CANDIDATES_PER_RESULT, limit);
-    let ranked: Ranked[];
-    if (mode === "keyword") ranked = this.keywordSearch(query, pool, accept);
-    else if (mode === "vector") ranked = await this.vectorSearch(query, pool, accept, options.signal);
-    else {
-      const keyword = this.keywordSearch(query, pool, accept);
-      const vector = await this.vectorSearch(query, pool, accept, options.signal);
-      const fused = reciprocalRankFusion([keyword.map((r) => r.doc.id), vector.map((r) => r.doc.id)]);
-      ranked = [...fused].map(([id, score]) => ({ doc: this.documents.get(id) as StoredDocument, score })).sort((a, b) => b.score - a.score);
-    }
-    const threshold = options.scoreThreshold;
-    return ranked
-      .filter((r) => threshold === undefined || r.score >= threshold)
-      .slice(0, limit)
-      .map(({ doc, score }) => ({ id: doc.id, content: doc.content, metadata: { ...doc.metadata }, score }));
+    const ranked = await rankedSearch(options, this.embedder !== undefined, {
+      keyword: (pool) => this.keywordSearch(query, pool, accept),
+      vector: (pool) => this.vectorSearch(query, pool, accept, options.signal),
+    });
+    return ranked.map(({ doc, score }) => ({ id: doc.id, content: doc.content, metadata: { ...doc.metadata }, score }));
   }
 
   async ids(filter: Record<string, MetadataValue> = {}): Promise<string[]> {
@@ -194,9 +176,9 @@ export class InMemorySearchStore implements SearchStore {
         scores.set(doc, (scores.get(doc) ?? 0) + part);
       }
     }
-    const ranked = topK([...scores].map(([doc, score]) => ({ doc, score })), limit);
+    const ranked = topK([...scores].map(([doc, score]) => ({ id: doc.id, doc, score })), limit);
     const best = ranked[0]?.score ?? 0;
-    return ranked.map((r) => ({ doc: r.doc, score: best > 0 ? r.score / best : 1 }));
+    return ranked.map((r) => ({ id: r.id, doc: r.doc, score: best > 0 ? r.score / best : 1 }));
   }
 
   /** Cosine similarity against every accepted document with a vector of this embedder. */
@@ -211,7 +193,7 @@ export class InMemorySearchStore implements SearchStore {
       if (!vector || vector.length !== q.length || !accept(doc)) continue;
       let dot = 0;
       for (let i = 0; i < q.length; i++) dot += (q[i] as number) * (vector[i] as number);
-      ranked.push({ doc, score: Math.max(0, Math.min(1, dot)) });
+      ranked.push({ id: doc.id, doc, score: Math.max(0, Math.min(1, dot)) });
     }
     return topK(ranked, limit);
   }

@@ -4,7 +4,6 @@ import type { Embedder } from "../embedders/Embedder.js";
 import {
   contentHash,
   ftsQuery,
-  reciprocalRankFusion,
   SearchStoreError,
   type MetadataValue,
   type SearchDocument,
@@ -13,6 +12,7 @@ import {
   type SearchStore,
   type UpsertReport,
 } from "./SearchStore.js";
+import { CANDIDATES_PER_RESULT, rankedSearch } from "./ranking.js";
 
 /** File of the default search store in the storage directory. */
 export const SEARCH_STORE_DB_FILE = "knowledge.db";
@@ -43,9 +43,6 @@ const SETUP = [
   "CREATE TABLE IF NOT EXISTS embedding_cache (embedder TEXT NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (embedder, content_hash))",
 ];
 
-const DEFAULT_LIMIT = 5;
-// Candidates fetched from each ranking before fusion and filtering.
-const CANDIDATES_PER_RESULT = 4;
 const MIN_VECTOR_CANDIDATES = 100;
 // Keyword matches ranked by FTS5 alone per result wanted, before documents are read and filtered.
 const KEYWORD_OVERFETCH = 4;
@@ -128,24 +125,11 @@ export class SQLiteSearchStore implements SearchStore {
   }
 
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
-    const limit = options.limit ?? DEFAULT_LIMIT;
-    const mode = options.mode ?? (this.embedder ? "hybrid" : "keyword");
-    if (mode !== "keyword" && !this.embedder) {
-      throw new SearchStoreError(`${mode} search needs an embedder: pass embedder to the store (or search with mode: "keyword").`);
-    }
     const filter = filterSql(options.filter ?? {});
-    const pool = Math.max(limit * CANDIDATES_PER_RESULT, limit);
-    let results: SearchResult[];
-    if (mode === "keyword") results = await this.keywordSearch(query, pool, filter);
-    else if (mode === "vector") results = await this.vectorSearch(query, pool, filter, options.signal);
-    else {
-      const [keyword, vector] = [await this.keywordSearch(query, pool, filter), await this.vectorSearch(query, pool, filter, options.signal)];
-      const fused = reciprocalRankFusion([keyword.map((r) => r.id), vector.map((r) => r.id)]);
-      const byId = new Map([...vector, ...keyword].map((r) => [r.id, r]));
-      results = [...fused].map(([id, score]) => ({ ...(byId.get(id) as SearchResult), score })).sort((a, b) => b.score - a.score);
-    }
-    const threshold = options.scoreThreshold;
-    return results.filter((r) => threshold === undefined || r.score >= threshold).slice(0, limit);
+    return rankedSearch(options, this.embedder !== undefined, {
+      keyword: (pool) => this.keywordSearch(query, pool, filter),
+      vector: (pool) => this.vectorSearch(query, pool, filter, options.signal),
+    });
   }
 
   async ids(filter: Record<string, MetadataValue> = {}): Promise<string[]> {
