@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ftsQuery } from "../knowledge/store/SearchStore.js";
+import { ftsQueryFor, ftsVocabTable } from "../knowledge/store/ftsQueryTerms.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM } from "../llm/types.js";
 import { SQLiteDatabase } from "../storage/SQLiteDatabase.js";
@@ -70,6 +70,7 @@ const SETUP = [
   )`,
   // Task descriptions by words: a new task finds the lessons of similar ones, not only of identical ones.
   "CREATE VIRTUAL TABLE IF NOT EXISTS long_term_fts USING fts5(task_description, tokenize = 'unicode61')",
+  ftsVocabTable("long_term_fts", "long_term_fts_vocab"),
 ];
 
 interface Row {
@@ -167,7 +168,7 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   }
 
   protected async findCandidates(query: string, options: CandidateQuery): Promise<Candidate[]> {
-    const match = ftsQuery(query);
+    const match = await ftsQueryFor(this.db, { rows: "long_term_memories", vocab: "long_term_fts_vocab" }, query, options.limit);
     if (match === undefined) return [];
     const filter = metadataFilterSql("m.metadata", options.filter);
     const sql =

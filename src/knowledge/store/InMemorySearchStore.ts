@@ -1,6 +1,7 @@
 import type { Embedder } from "../embedders/Embedder.js";
 import {
   contentHash,
+  informativeTerms,
   queryTerms,
   type MetadataValue,
   type SearchDocument,
@@ -158,8 +159,9 @@ export class InMemorySearchStore implements SearchStore {
   /** BM25 as FTS5 computes it (k1 1.2, b 0.75, any query word), scores relative to the best match. */
   private keywordSearch(query: string, limit: number, accept: (doc: StoredDocument) => boolean): Ranked[] {
     // The words SQLiteSearchStore searches for (stop words dropped), tokenized as the documents were.
-    const terms = [...new Set(queryTerms(query).flatMap(tokenize))];
     const n = this.documents.size;
+    // Words in half the documents or more are left out, as SQLiteSearchStore does (they change no score).
+    const terms = informativeTerms([...new Set(queryTerms(query).flatMap(tokenize))], n, limit, (term) => this.postings.get(term)?.size ?? 0);
     if (terms.length === 0 || n === 0) return [];
     const averageLength = this.totalLength / n;
     const scores = new Map<StoredDocument, number>();

@@ -3,7 +3,6 @@ import { storagePath } from "../../storage/storageDir.js";
 import type { Embedder } from "../embedders/Embedder.js";
 import {
   contentHash,
-  ftsQuery,
   SearchStoreError,
   type MetadataValue,
   type SearchDocument,
@@ -12,6 +11,7 @@ import {
   type SearchStore,
   type UpsertReport,
 } from "./SearchStore.js";
+import { ftsQueryFor, ftsVocabTable } from "./ftsQueryTerms.js";
 import { CANDIDATES_PER_RESULT, rankedSearch } from "./ranking.js";
 
 /** File of the default search store in the storage directory. */
@@ -39,6 +39,8 @@ const SETUP = [
   )`,
   // rowid of an FTS row is the rowid of its document.
   "CREATE VIRTUAL TABLE IF NOT EXISTS documents_fts USING fts5(content, tokenize = 'unicode61')",
+  // Document frequencies of indexed words, to leave words in most documents out of a query.
+  ftsVocabTable("documents_fts", "documents_fts_vocab"),
   // Vectors by embedder and content hash: unchanged text is never embedded twice, even after a reset.
   "CREATE TABLE IF NOT EXISTS embedding_cache (embedder TEXT NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (embedder, content_hash))",
 ];
@@ -167,7 +169,7 @@ export class SQLiteSearchStore implements SearchStore {
   }
 
   private async keywordSearch(query: string, limit: number, filter: FilterSql): Promise<SearchResult[]> {
-    const match = ftsQuery(query);
+    const match = await ftsQueryFor(this.db, { rows: "documents", vocab: "documents_fts_vocab" }, query, limit);
     if (match === undefined) return [];
     const rows = (await this.rankedByFts(match, limit, filter)) ?? (await this.rankedByJoin(match, limit, filter));
     // BM25 is unbounded (SQLite negates it: lower is better): scores are relative to the best match.

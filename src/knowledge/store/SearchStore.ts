@@ -103,9 +103,28 @@ export function queryTerms(text: string): string[] {
 
 /** Words of a query as an FTS5 expression matching any of them, each quoted so no word is read as syntax. */
 export function ftsQuery(text: string): string | undefined {
-  const words = queryTerms(text);
+  return ftsMatch(queryTerms(text));
+}
+
+/** Words as an FTS5 expression matching any of them, each quoted so no word is read as syntax. */
+export function ftsMatch(words: readonly string[]): string | undefined {
   if (words.length === 0) return undefined;
   return words.map((word) => `"${word}"`).join(" OR ");
+}
+
+/**
+ * The query words worth ranking by. FTS5 floors the IDF of a word found in half the documents or more
+ * to 1e-6: such a word adds next to nothing to a score, yet makes every document holding it a match
+ * to rank. It is dropped when the other words alone match at least `wanted` documents, so the best
+ * `wanted` results stay the same; otherwise (small collections) every word is kept. `documentCount`
+ * may be an upper bound (fewer words are then dropped).
+ */
+export function informativeTerms(terms: readonly string[], documentCount: number, wanted: number, documentsWith: (term: string) => number): string[] {
+  if (terms.length < 2) return [...terms];
+  const counts = terms.map(documentsWith);
+  const kept = terms.filter((_, i) => (counts[i] as number) * 2 < documentCount);
+  const keptMatches = Math.max(0, ...counts.filter((count) => count * 2 < documentCount));
+  return kept.length > 0 && kept.length < terms.length && keptMatches >= wanted ? kept : [...terms];
 }
 
 /** SHA-256 of a text, hex: equal hashes mean the text need not be embedded again. */
