@@ -32,7 +32,7 @@ function itemText(i: number): string {
 }
 
 /** Fills each memory with STORED_ITEMS items and waits until they are written. */
-async function populate(short: ShortTermMemory, long: LongTermMemory, entity: EntityMemory): Promise<void> {
+export async function populate(short: ShortTermMemory, long: LongTermMemory, entity: EntityMemory): Promise<void> {
   for (let run = 0; run < EARLIER_RUNS; run++) {
     short.startRun(`earlier-run-${run}`);
     for (let i = run; i < STORED_ITEMS; i += EARLIER_RUNS) void short.save(itemText(i), { agent: "Analyst", taskId: `task-${i % TASKS}` });
@@ -54,7 +54,7 @@ async function populate(short: ShortTermMemory, long: LongTermMemory, entity: En
 }
 
 /** The model: a final answer to a task, an evaluation (quality, one suggestion, one entity) to a review request. */
-function memoryBenchLLM(): FakeLLM {
+export function memoryBenchLLM(): FakeLLM {
   return new FakeLLM(
     (messages) => {
       if (messages[0]?.content.includes(EVALUATION_SYSTEM)) {
@@ -66,7 +66,7 @@ function memoryBenchLLM(): FakeLLM {
   );
 }
 
-function crewOf(llm: FakeLLM, memory: { short: ShortTermMemory; long: LongTermMemory; entity: EntityMemory } | undefined): Crew {
+export function crewOf(llm: FakeLLM, memory: { short: ShortTermMemory; long: LongTermMemory; entity: EntityMemory } | undefined): Crew {
   const agent = new Agent({ role: "Analyst", goal: "Summarise what customers report", backstory: "Careful and quick", llm });
   const tasks = Array.from(
     { length: TASKS },

@@ -12,6 +12,7 @@ export {
   type SearchOptions,
   type SearchResult,
   type SearchStore,
+  type StoredDocument,
   type UpsertReport,
   type SQLiteSearchStoreOptions,
   type InMemorySearchStoreOptions,

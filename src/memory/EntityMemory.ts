@@ -16,7 +16,7 @@ export const ENTITY_MEMORY_DB_FILE = "entity_memory.db";
 export interface EntityMemoryOptions {
   /** Enables hybrid (keyword + vector) search; without it, keyword search (FTS5, BM25). */
   embedder?: EmbedderSpec | Embedder;
-  /** Where entities live (must support keyword search with filters); default a SQLiteSearchStore (collection "entities") on `path`. */
+  /** Where entities live (one document per entity, its key as id); default a SQLiteSearchStore (collection "entities") on `path`. */
   store?: SearchStore;
   /** Database file; default entity_memory.db in the storage directory. */
   path?: string;
@@ -65,7 +65,7 @@ export class EntityMemory extends QueuedMemory<EntityRecord> {
     }
     const documents: SearchDocument[] = [];
     for (const [key, record] of byKey) {
-      const stored = await this.find(key, record.entity.name);
+      const stored = await this.find(key);
       const entity = stored ? mergeEntities(stored.entity, record.entity) : record.entity;
       const createdAt = stored?.createdAt ?? (typeof record.metadata.createdAt === "number" ? record.metadata.createdAt : Date.now());
       const metadata = storedMetadata({ ...stored?.metadata, ...record.metadata, createdAt });
@@ -97,9 +97,9 @@ export class EntityMemory extends QueuedMemory<EntityRecord> {
     await this.store.close();
   }
 
-  /** The stored entity of `key`: a keyword search on its name, filtered to its key (exact, whatever the ranking). */
-  private async find(key: string, name: string): Promise<{ entity: Entity; metadata: Record<string, MetadataValue>; createdAt: number } | undefined> {
-    const [found] = await this.store.search(name, { mode: "keyword", limit: 1, filter: { [FIELDS.key]: key } });
+  /** The stored entity of `key` (its document id). */
+  private async find(key: string): Promise<{ entity: Entity; metadata: Record<string, MetadataValue>; createdAt: number } | undefined> {
+    const [found] = await this.store.get([key]);
     if (!found) return undefined;
     const { metadata, createdAt } = splitMetadata(found.metadata);
     const text = (field: string) => (typeof metadata[field] === "string" ? metadata[field] : "");

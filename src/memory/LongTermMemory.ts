@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { ftsQueryFor, ftsVocabTable } from "../knowledge/store/ftsQueryTerms.js";
+import { FtsQueryPlanner, ftsVocabTable } from "../knowledge/store/ftsQueryTerms.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM } from "../llm/types.js";
 import { SQLiteDatabase } from "../storage/SQLiteDatabase.js";
@@ -96,12 +96,14 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   readonly llm: BaseLLM | undefined;
   protected override readonly uniqueContent = true;
   private readonly db: SQLiteDatabase;
+  private readonly queries: FtsQueryPlanner;
 
   constructor(options: LongTermMemoryOptions = {}) {
     super(resolveScoring(options.scoring));
     this.llm = options.llm === undefined ? undefined : resolveLLM(options.llm);
     const path = options.path;
     this.db = new SQLiteDatabase(() => path ?? storagePath(LONG_TERM_MEMORY_DB_FILE), SETUP);
+    this.queries = new FtsQueryPlanner(this.db, { rows: "long_term_memories", vocab: "long_term_fts_vocab" });
   }
 
   /** Queues an evaluation of a finished task. */
@@ -168,7 +170,7 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   }
 
   protected async findCandidates(query: string, options: CandidateQuery): Promise<Candidate[]> {
-    const match = await ftsQueryFor(this.db, { rows: "long_term_memories", vocab: "long_term_fts_vocab" }, query, options.limit);
+    const match = await this.queries.match(query, options.limit);
     if (match === undefined) return [];
     const filter = metadataFilterSql("m.metadata", options.filter);
     const sql =
@@ -200,6 +202,7 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   }
 
   protected async clear(): Promise<void> {
+    this.queries.forget();
     const remove = await this.db.statement("DELETE FROM long_term_memories");
     const removeFts = await this.db.statement("DELETE FROM long_term_fts");
     await this.inTransaction(() => {

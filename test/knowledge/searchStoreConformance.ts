@@ -47,6 +47,19 @@ export function describeSearchStore(name: string, factory: SearchStoreFactory, o
       expect((await store.search('cats AND "NEAR" OR (mice'))[0]?.id).toBe("cats");
     });
 
+    it("gets documents by id, in the order asked, leaving out unknown ids", async () => {
+      const store = await open();
+      await store.upsert(DOCS);
+      expect(await store.get(["ts", "nope", "cats"])).toEqual([
+        { id: "ts", content: DOCS[3]?.content, metadata: { topic: "code", year: 2022, draft: true } },
+        { id: "cats", content: DOCS[0]?.content, metadata: { topic: "animals", year: 2020 } },
+      ]);
+      await store.upsert([{ id: "cats", content: "Cats sleep most of the day." }]);
+      expect(await store.get(["cats"])).toEqual([{ id: "cats", content: "Cats sleep most of the day.", metadata: {} }]);
+      await store.delete(["cats"]);
+      expect(await store.get(["cats"])).toEqual([]);
+    });
+
     it("applies limits, metadata filters and score thresholds", async () => {
       const store = await open();
       await store.upsert(DOCS);

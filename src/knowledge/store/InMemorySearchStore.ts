@@ -8,6 +8,7 @@ import {
   type SearchOptions,
   type SearchResult,
   type SearchStore,
+  type StoredDocument,
   type UpsertReport,
 } from "./SearchStore.js";
 import { rankedSearch } from "./ranking.js";
@@ -22,7 +23,7 @@ export interface InMemorySearchStoreOptions {
 const BM25_K1 = 1.2;
 const BM25_B = 0.75;
 
-interface StoredDocument {
+interface IndexedDocument {
   id: string;
   content: string;
   metadata: Record<string, MetadataValue>;
@@ -36,7 +37,7 @@ interface StoredDocument {
 
 interface Ranked {
   id: string;
-  doc: StoredDocument;
+  doc: IndexedDocument;
   score: number;
 }
 
@@ -47,7 +48,7 @@ interface Ranked {
  */
 export class InMemorySearchStore implements SearchStore {
   private readonly embedder: Embedder | undefined;
-  private readonly documents = new Map<string, StoredDocument>();
+  private readonly documents = new Map<string, IndexedDocument>();
   /** Term → ids of the documents holding it. */
   private readonly postings = new Map<string, Set<string>>();
   private totalLength = 0;
@@ -83,7 +84,7 @@ export class InMemorySearchStore implements SearchStore {
       const terms = new Map<string, number>();
       const tokens = tokenize(doc.content);
       for (const term of tokens) terms.set(term, (terms.get(term) ?? 0) + 1);
-      const stored: StoredDocument = { id: doc.id, content: doc.content, metadata: JSON.parse(metadataJson) as Record<string, MetadataValue>, metadataJson, hash, terms, length: tokens.length };
+      const stored: IndexedDocument = { id: doc.id, content: doc.content, metadata: JSON.parse(metadataJson) as Record<string, MetadataValue>, metadataJson, hash, terms, length: tokens.length };
       this.documents.set(doc.id, stored);
       this.totalLength += stored.length;
       for (const term of terms.keys()) {
@@ -109,6 +110,13 @@ export class InMemorySearchStore implements SearchStore {
     return [...this.documents.values()].filter(accept).map((doc) => doc.id);
   }
 
+  async get(ids: readonly string[]): Promise<StoredDocument[]> {
+    return ids.flatMap((id) => {
+      const doc = this.documents.get(id);
+      return doc ? [{ id: doc.id, content: doc.content, metadata: { ...doc.metadata } }] : [];
+    });
+  }
+
   async delete(ids: readonly string[]): Promise<void> {
     for (const id of ids) {
       const doc = this.documents.get(id);
@@ -132,7 +140,7 @@ export class InMemorySearchStore implements SearchStore {
   async close(): Promise<void> {}
 
   /** Takes a document out of the keyword index (not out of `documents`). */
-  private unindex(doc: StoredDocument): void {
+  private unindex(doc: IndexedDocument): void {
     this.totalLength -= doc.length;
     for (const term of doc.terms.keys()) {
       const ids = this.postings.get(term);
@@ -157,21 +165,21 @@ export class InMemorySearchStore implements SearchStore {
   }
 
   /** BM25 as FTS5 computes it (k1 1.2, b 0.75, any query word), scores relative to the best match. */
-  private keywordSearch(query: string, limit: number, accept: (doc: StoredDocument) => boolean): Ranked[] {
+  private keywordSearch(query: string, limit: number, accept: (doc: IndexedDocument) => boolean): Ranked[] {
     // The words SQLiteSearchStore searches for (stop words dropped), tokenized as the documents were.
     const n = this.documents.size;
     // Words in half the documents or more are left out, as SQLiteSearchStore does (they change no score).
     const terms = informativeTerms([...new Set(queryTerms(query).flatMap(tokenize))], n, limit, (term) => this.postings.get(term)?.size ?? 0);
     if (terms.length === 0 || n === 0) return [];
     const averageLength = this.totalLength / n;
-    const scores = new Map<StoredDocument, number>();
+    const scores = new Map<IndexedDocument, number>();
     for (const term of terms) {
       const ids = this.postings.get(term);
       if (!ids) continue;
       // FTS5's IDF, floored so a word in most documents still counts a little.
       const idf = Math.max(1e-6, Math.log((n - ids.size + 0.5) / (ids.size + 0.5)));
       for (const id of ids) {
-        const doc = this.documents.get(id) as StoredDocument;
+        const doc = this.documents.get(id) as IndexedDocument;
         if (!accept(doc)) continue;
         const tf = doc.terms.get(term) ?? 0;
         const part = (idf * tf * (BM25_K1 + 1)) / (tf + BM25_K1 * (1 - BM25_B + (BM25_B * doc.length) / averageLength));
@@ -184,7 +192,7 @@ export class InMemorySearchStore implements SearchStore {
   }
 
   /** Cosine similarity against every accepted document with a vector of this embedder. */
-  private async vectorSearch(query: string, limit: number, accept: (doc: StoredDocument) => boolean, signal: AbortSignal | undefined): Promise<Ranked[]> {
+  private async vectorSearch(query: string, limit: number, accept: (doc: IndexedDocument) => boolean, signal: AbortSignal | undefined): Promise<Ranked[]> {
     const embedder = this.embedder as Embedder;
     const [raw] = await embedder.embed([query], signal ? { signal } : {});
     if (!raw) return [];
@@ -221,7 +229,7 @@ function topK(ranked: Ranked[], k: number): Ranked[] {
 }
 
 /** A test of a document's metadata against a filter: exact values, a null filter value matching a missing field. */
-function matcher(filter: Record<string, MetadataValue>): (doc: StoredDocument) => boolean {
+function matcher(filter: Record<string, MetadataValue>): (doc: IndexedDocument) => boolean {
   const entries = Object.entries(filter);
   if (entries.length === 0) return () => true;
   return (doc) => entries.every(([key, value]) => (doc.metadata[key] ?? null) === value);

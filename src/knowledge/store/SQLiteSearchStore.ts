@@ -9,9 +9,10 @@ import {
   type SearchOptions,
   type SearchResult,
   type SearchStore,
+  type StoredDocument,
   type UpsertReport,
 } from "./SearchStore.js";
-import { ftsQueryFor, ftsVocabTable } from "./ftsQueryTerms.js";
+import { FtsQueryPlanner, ftsVocabTable } from "./ftsQueryTerms.js";
 import { CANDIDATES_PER_RESULT, rankedSearch } from "./ranking.js";
 
 /** File of the default search store in the storage directory. */
@@ -67,12 +68,14 @@ export class SQLiteSearchStore implements SearchStore {
   private readonly vectorTables = new Set<number>();
   // Transactions share one connection and await between statements: they run one at a time.
   private writing: Promise<void> = Promise.resolve();
+  private readonly queries: FtsQueryPlanner;
 
   constructor(options: SQLiteSearchStoreOptions = {}) {
     this.collection = options.collection ?? "knowledge";
     this.embedder = options.embedder;
     const path = options.path;
     this.db = new SQLiteDatabase(() => path ?? storagePath(SEARCH_STORE_DB_FILE), SETUP);
+    this.queries = new FtsQueryPlanner(this.db, { rows: "documents", vocab: "documents_fts_vocab" });
   }
 
   async upsert(documents: readonly SearchDocument[], options: { signal?: AbortSignal } = {}): Promise<UpsertReport> {
@@ -103,6 +106,7 @@ export class SQLiteSearchStore implements SearchStore {
     const update = await this.db.statement("UPDATE documents SET content = ?, metadata = ?, content_hash = ? WHERE rowid = ?");
     const ftsDelete = await this.db.statement("DELETE FROM documents_fts WHERE rowid = ?");
     const ftsInsert = await this.db.statement("INSERT INTO documents_fts (rowid, content) VALUES (?, ?)");
+    this.queries.changed(pending.filter((item) => item.contentChanged && item.rowid !== undefined).length);
     await this.transaction(async () => {
       for (const item of pending) {
         let rowid = item.rowid;
@@ -140,6 +144,14 @@ export class SQLiteSearchStore implements SearchStore {
     return rows.map((row) => row.id);
   }
 
+  async get(ids: readonly string[]): Promise<StoredDocument[]> {
+    const read = await this.db.statement("SELECT id, content, metadata FROM documents WHERE collection = ? AND id = ?");
+    return ids.flatMap((id) => {
+      const row = read.get(this.collection, id) as Omit<Row, "rowid"> | undefined;
+      return row ? [{ id: row.id, content: row.content, metadata: JSON.parse(row.metadata) as Record<string, MetadataValue> }] : [];
+    });
+  }
+
   async delete(ids: readonly string[]): Promise<void> {
     const find = await this.db.statement("SELECT rowid FROM documents WHERE collection = ? AND id = ?");
     const rowids = ids.flatMap((id) => {
@@ -169,9 +181,10 @@ export class SQLiteSearchStore implements SearchStore {
   }
 
   private async keywordSearch(query: string, limit: number, filter: FilterSql): Promise<SearchResult[]> {
-    const match = await ftsQueryFor(this.db, { rows: "documents", vocab: "documents_fts_vocab" }, query, limit);
+    const match = await this.queries.match(query, limit);
     if (match === undefined) return [];
-    const rows = (await this.rankedByFts(match, limit, filter)) ?? (await this.rankedByJoin(match, limit, filter));
+    // A metadata filter usually keeps few documents (one run, one entity): ranking by FTS5 alone would mostly rank others.
+    const rows = (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter));
     // BM25 is unbounded (SQLite negates it: lower is better): scores are relative to the best match.
     const best = rows[0]?.rank ?? -1;
     return rows.map((row) => toResult(row, best < 0 ? row.rank / best : 1));
@@ -287,6 +300,7 @@ export class SQLiteSearchStore implements SearchStore {
 
   private async removeRows(rowids: number[]): Promise<void> {
     if (rowids.length === 0) return;
+    this.queries.changed(rowids.length);
     const ftsDelete = await this.db.statement("DELETE FROM documents_fts WHERE rowid = ?");
     const docDelete = await this.db.statement("DELETE FROM documents WHERE rowid = ?");
     await this.transaction(async () => {

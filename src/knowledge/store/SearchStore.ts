@@ -11,6 +11,13 @@ export interface SearchDocument {
   metadata?: Record<string, MetadataValue>;
 }
 
+/** A document as the store holds it. */
+export interface StoredDocument {
+  id: string;
+  content: string;
+  metadata: Record<string, MetadataValue>;
+}
+
 /** A document found by a search, with its score (higher is better, in [0, 1]). */
 export interface SearchResult {
   id: string;
@@ -57,6 +64,8 @@ export interface SearchStore {
   search(query: string, options?: SearchOptions): Promise<SearchResult[]>;
   /** Ids of the documents whose metadata has exactly the values of `filter` (every document without one). */
   ids(filter?: Record<string, MetadataValue>): Promise<string[]>;
+  /** The documents with these ids, in the order asked (unknown ids are left out). */
+  get(ids: readonly string[]): Promise<StoredDocument[]>;
   /** Removes documents by id (unknown ids are ignored). */
   delete(ids: readonly string[]): Promise<void>;
   count(): Promise<number>;
