@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
 import type { CliContext } from "./CliContext.js";
 import { ExitCode, reportError } from "./CliError.js";
 
@@ -106,13 +106,15 @@ export function createProgram(ctx: CliContext, output: ProgramOutput = {}): { pr
     .option("-s, --short", "short-term memory")
     .option("-l, --long", "long-term memory")
     .option("-e, --entities", "entity memory")
-    .addOption(new Option("--external", "external memory"))
+    .option("--external", "external memory (through the project's createCrew())")
     .option("--knowledge", "crew knowledge")
     .option("--agent-knowledge", "agents' knowledge")
     .option("-k, --kickoff-outputs", "task outputs of the latest kickoff (what replay uses)")
     .action(lazy(async () => {
       const { resetMemories } = await import("./commands/resetMemories.js");
-      return (options: Parameters<typeof resetMemories>[0]) => resetMemories(options);
+      const { runInProject } = await import("./runInProject.js");
+      return (options: Parameters<typeof resetMemories>[0]) =>
+        resetMemories(options, console.log, (quiet) => runInProject(ctx.cliEntry, "reset-external", quiet ? ["quiet"] : []));
     }));
   // CrewAI spells these -kn and -akn; commander's short options are one letter, so argv is rewritten (see runCli).
   reset.configureHelp({

@@ -40,4 +40,22 @@ describe("crewts reset-memories on the memories' files", () => {
     }
     expect(await found()).toEqual({ short: 0, long: 0, entity: 0 });
   });
+
+  it("hands --external to the project's crew, and leaves it out of -a when the project has no createCrew()", async () => {
+    const calls: boolean[] = [];
+    const resetExternal = async (quiet: boolean) => {
+      calls.push(quiet);
+      return 0;
+    };
+    const lines: string[] = [];
+    expect(await resetMemories({ external: true }, (line) => lines.push(line), resetExternal)).toBe(0);
+    expect(calls).toEqual([false]);
+    expect(lines).toEqual([]);
+    // This checkout is not a crew project with createCrew(): -a resets the files only.
+    await resetMemories({ all: true }, (line) => lines.push(line), resetExternal);
+    expect(calls).toEqual([false]);
+    // Without a way into the project, --external says where the memory lives.
+    await resetMemories({ external: true }, (line) => lines.push(line));
+    expect(lines.at(-1)).toMatch(/External memory lives in its provider: reset it there, or run crewts reset-memories --external in the project/);
+  });
 });

@@ -1,8 +1,9 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { SQLiteTaskOutputStore, storageDir, TASK_OUTPUTS_DB_FILE } from "../../storage/index.js";
 import { CliError, ExitCode } from "../CliError.js";
+import { findProject } from "../findProject.js";
 import { useProjectFolder } from "../projectFolder.js";
 
 /** The options of `crewts reset-memories`, one per kind (`-kn` and `-akn` arrive as --knowledge and --agent-knowledge). */
@@ -25,14 +26,24 @@ const KINDS: Record<Kind, { label: string; paths: string[] }> = {
   short: { label: "Short-term memory", paths: ["short_term_memory.db"] },
   long: { label: "Long-term memory", paths: ["long_term_memory.db"] },
   entities: { label: "Entity memory", paths: ["entity_memory.db"] },
-  external: { label: "External memory", paths: [] },
+  external: { label: "External memory", paths: [] }, // at its provider, reset through the project's crew
   knowledge: { label: "Crew knowledge", paths: ["knowledge"] },
   agentKnowledge: { label: "Agent knowledge", paths: ["agent_knowledge"] },
   kickoffOutputs: { label: "Latest kickoff task outputs", paths: [TASK_OUTPUTS_DB_FILE] },
 };
 
-/** `crewts reset-memories`: clears the chosen kinds from the project's storage directory. */
-export async function resetMemories(options: ResetMemoriesOptions, print: (line: string) => void = console.log): Promise<number> {
+/**
+ * Resets the external memory of the project's crew in the project's process (createCrew() builds the
+ * crew, its resetMemories("external") clears the provider); `quiet`: a crew without one is not reported.
+ * Resolves with the exit code.
+ */
+export type ExternalReset = (quiet: boolean) => Promise<number>;
+
+/**
+ * `crewts reset-memories`: clears the chosen kinds from the project's storage directory; --external
+ * (and -a, when the project exports createCrew()) asks the crew to reset its external memory.
+ */
+export async function resetMemories(options: ResetMemoriesOptions, print: (line: string) => void = console.log, resetExternal?: ExternalReset): Promise<number> {
   const kinds = options.all ? (Object.keys(KINDS) as Kind[]) : (Object.keys(KINDS) as Kind[]).filter((kind) => options[kind]);
   if (kinds.length === 0) {
     throw new CliError(
@@ -44,7 +55,12 @@ export async function resetMemories(options: ResetMemoriesOptions, print: (line:
   useProjectFolder();
   const dir = storageDir(false);
   const notEnabled: string[] = [];
+  let code = 0;
   for (const kind of kinds) {
+    if (kind === "external") {
+      code = await resetExternalOf(options.external === true, resetExternal, print);
+      continue;
+    }
     const { label, paths } = KINDS[kind];
     const present = paths.map((path) => join(dir, path)).filter((path) => existsSync(path));
     if (present.length === 0) {
@@ -55,11 +71,27 @@ export async function resetMemories(options: ResetMemoriesOptions, print: (line:
     else for (const path of present) for (const file of withSidecars(path)) await rm(file, { recursive: true, force: true });
     print(`${label} reset.`);
   }
-  if (notEnabled.length > 0) {
-    const external = notEnabled.includes(KINDS.external.label) && !options.all ? " External memory lives in its provider: reset it there." : "";
-    print(`${list(notEnabled)}: not enabled or empty in this project (nothing stored in ${dir}), so there was nothing to reset.${external}`);
+  if (notEnabled.length > 0) print(`${list(notEnabled)}: not enabled or empty in this project (nothing stored in ${dir}), so there was nothing to reset.`);
+  return code;
+}
+
+/** External memory lives at its provider: only the project's crew can reach it. With -a alone, a project without createCrew() is skipped. */
+async function resetExternalOf(asked: boolean, resetExternal: ExternalReset | undefined, print: (line: string) => void): Promise<number> {
+  if (!resetExternal) {
+    if (asked) print("External memory lives in its provider: reset it there, or run crewts reset-memories --external in the project.");
+    return 0;
   }
-  return 0;
+  if (!asked && !projectExportsCreateCrew()) return 0;
+  return resetExternal(!asked);
+}
+
+/** Whether the project's entry file mentions createCrew (a project made by crewts create crew exports it). */
+function projectExportsCreateCrew(): boolean {
+  try {
+    return /\bcreateCrew\b/.test(readFileSync(findProject().entry, "utf8"));
+  } catch {
+    return false;
+  }
 }
 
 async function resetTaskOutputs(file: string): Promise<void> {

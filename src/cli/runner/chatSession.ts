@@ -2,8 +2,8 @@ import { cancel, intro, isCancel, log, note, outro, spinner, text } from "@clack
 import { isBaseLLM, resolveLLM } from "../../llm/resolveLLM.js";
 import type { BaseLLM, ChatMessage } from "../../llm/types.js";
 import { placeholdersOf } from "../../task/interpolate.js";
-import { CliError } from "../CliError.js";
 import { chatPrompts } from "./chatPrompts.js";
+import { projectCrew, type ProjectCrewSetup } from "./projectCrew.js";
 import type { EntryModule } from "./projectRunner.js";
 
 /** What chat needs of a crew; a crewts Crew satisfies it (duck-typed: the project may have its own copy of crewts). */
@@ -12,12 +12,6 @@ interface ChatCrew {
   agents: { role: string; goal: string; backstory: string; llm?: unknown }[];
   tasks: { description: string; expectedOutput: string; outputFile?: string }[];
   kickoff(inputs: Record<string, unknown>): Promise<{ raw: string; tasksOutput: { description: string; raw: string; agent: string }[] }>;
-}
-
-interface ChatSetup {
-  crew: ChatCrew;
-  llm?: unknown;
-  close?: () => Promise<void>;
 }
 
 const EXIT_WORDS = new Set(["exit", "quit", "bye", "/exit", "/quit"]);
@@ -29,7 +23,7 @@ const EXIT_WORDS = new Set(["exit", "quit", "bye", "/exit", "/quit"]);
  */
 export async function chat(mod: EntryModule, file: string): Promise<number> {
   intro("crewts chat");
-  const setup = await crewSetup(mod, file);
+  const setup = await projectCrew<ChatCrew>(mod, file, "crewts chat");
   try {
     const { crew } = setup;
     const defaults = (typeof mod.inputs === "object" && mod.inputs !== null ? mod.inputs : {}) as Record<string, unknown>;
@@ -82,26 +76,6 @@ function ended(): number {
   return 0;
 }
 
-async function crewSetup(mod: EntryModule, file: string): Promise<ChatSetup> {
-  const factory = mod.createCrew ?? mod.crew;
-  if (typeof factory !== "function") {
-    throw new CliError(
-      `${file} does not export createCrew(). crewts chat needs it to build the crew: export async function createCrew() { return { crew, llm, close } } ` +
-        "(a project made by crewts create crew has it; flows are run with crewts flow kickoff).",
-    );
-  }
-  const made = (await (factory as () => unknown)());
-  const setup = (isCrew(made) ? { crew: made } : made) as ChatSetup | undefined;
-  if (!setup || !isCrew(setup.crew)) {
-    throw new CliError(`createCrew() in ${file} must return the crew, or { crew, llm?, close? }; it returned ${typeof made}.`);
-  }
-  return setup;
-}
-
-function isCrew(value: unknown): value is ChatCrew {
-  return typeof value === "object" && value !== null && typeof (value as ChatCrew).kickoff === "function" && Array.isArray((value as ChatCrew).tasks);
-}
-
 /** Every `{placeholder}` of the crew's tasks and agents, in order of appearance. */
 export function crewPlaceholders(crew: Pick<ChatCrew, "agents" | "tasks">): string[] {
   const texts = [
@@ -112,7 +86,7 @@ export function crewPlaceholders(crew: Pick<ChatCrew, "agents" | "tasks">): stri
 }
 
 /** The model that answers questions: the one createCrew returned, else the first agent's. */
-function chatLLM(setup: ChatSetup): BaseLLM {
+function chatLLM(setup: ProjectCrewSetup<ChatCrew>): BaseLLM {
   if (isBaseLLM(setup.llm)) return setup.llm;
   if (typeof setup.llm === "string") return resolveLLM(setup.llm);
   const agentLLM = setup.crew.agents[0]?.llm;

@@ -9,7 +9,8 @@ export type EntryModule = Record<string, unknown>;
 type Fn = (...args: unknown[]) => unknown;
 
 /**
- * The child-process side of `crewts run | flow kickoff | flow plot | replay | train | test | chat`:
+ * The child-process side of `crewts run | flow kickoff | flow plot | replay | train | test | chat` and
+ * `reset-memories --external`:
  * imports the project's entry file and calls the function it exports for the action (the CrewAI
  * layout: main.py's run, train, replay, test, kickoff and plot). Resolves with the exit code.
  */
@@ -37,6 +38,10 @@ export async function runProjectAction(action: ProjectAction, entry: string, arg
     case "test":
       await call(mod, file, ["test"], [Number(args[0]), args[1]], "test(iterations, evalModel)");
       return 0;
+    case "reset-external": {
+      const { resetExternalMemory } = await import("./projectCrew.js");
+      return resetExternalMemory(mod, file, args[0] === "quiet");
+    }
     case "chat": {
       const { chat } = await import("./chatSession.js");
       return chat(mod, file);
