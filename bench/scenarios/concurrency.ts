@@ -36,7 +36,7 @@ function asyncCrew(): { crew: Crew; calls: () => number } {
   const editor = new Agent({ role: "Editor", goal: "Summarize", backstory: "Concise", llm: editorLLM });
   const summary = new Task({ description: "Summarize the parts", expectedOutput: "a summary", agent: editor, context: parts });
   const crew = new Crew({ agents: [...parts.map((t) => t.agent!), editor], tasks: [...parts, summary], taskOutputStore: new InMemoryTaskOutputStore() });
-  return { crew, calls: () => llms.reduce((n, l) => n + l.calls.length, 0) + editorLLM.calls.length };
+  return { crew, calls: () => llms.reduce((n, l) => n + l.callCount, 0) + editorLLM.callCount };
 }
 
 /** Runs the concurrency scenarios. */
@@ -90,10 +90,10 @@ export async function concurrencyScenarios(config: BenchConfig): Promise<Scenari
         const inputs = Array.from({ length: FOR_EACH_INPUTS }, (_, i) => ({ topic: `topic ${i}` }));
         const outputs = await crew.kickoffForEach(inputs, { concurrency: FOR_EACH_CONCURRENCY });
         if (outputs.length !== FOR_EACH_INPUTS) throw new Error(`kickoffForEach returned ${outputs.length} outputs`);
-        // Each copy shares the agent's FakeLLM? Copies copy the agent; count the calls where they land.
-        calls = outputs.length;
+        // The crew's copies share the agent's model: one call per input.
+        calls = llm.callCount;
       },
-      verify: () => (calls === FOR_EACH_INPUTS ? undefined : `${calls} outputs, expected ${FOR_EACH_INPUTS}`),
+      verify: () => (calls === FOR_EACH_INPUTS ? undefined : `${calls} LLM calls, expected ${FOR_EACH_INPUTS}`),
     };
   };
   const forEachMeasured = await compare([forEach("crewts", false), forEach("crewts, in-memory task output store", true)], opts);

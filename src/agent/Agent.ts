@@ -47,15 +47,15 @@ export class Agent {
   /** Token usage summed over every call this agent made. */
   readonly usageMetrics: UsageMetrics = emptyUsageMetrics();
   /** Set by a crew: its tool cache, shared by its agents for one kickoff. */
-  toolsCache?: ToolCache;
+  toolsCache?: ToolCache | undefined;
   /** Set by a crew: its request limiter, shared by its agents. */
-  crewRpmLimiter?: RpmLimiter;
+  crewRpmLimiter?: RpmLimiter | undefined;
   /** Set by a crew for one kickoff: its step callback, used when the agent has none of its own. */
-  crewStepCallback?: (step: AgentStep) => void | Promise<void>;
+  crewStepCallback?: ((step: AgentStep) => void | Promise<void>) | undefined;
   /** Set by a crew for one kickoff: the crew's knowledge, searched after the agent's own. */
-  crewKnowledge?: Knowledge;
+  crewKnowledge?: Knowledge | undefined;
   /** Set by a crew for one kickoff: its memories (unless the agent has memory: false). */
-  crewMemory?: KickoffMemory;
+  crewMemory?: KickoffMemory | undefined;
   /** Set by a crew for one kickoff: the crew's embedder, used for the agent's knowledge when it has none of its own. */
   crewEmbedder?: Embedder;
   /** The agent's own knowledge (from knowledgeSources), created on first use and shared with its copies. */

@@ -106,23 +106,30 @@ export class Crew {
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(`kickoffForEach concurrency must be a positive integer, got ${String(concurrency)}.`);
     }
-    // Each copy is made when its turn comes, so the first runs start at once and idle copies hold no memory.
-    const copies: Crew[] = [];
+    // Each copy is made when its turn comes and dropped when its run ends (its tokens counted then), so
+    // only running copies are held in memory.
+    const total = emptyUsageMetrics();
+    const running = new Set<Crew>();
     let outputs: CrewOutput[];
     try {
-      outputs = await mapConcurrent(inputsList, concurrency, (inputs) => {
+      outputs = await mapConcurrent(inputsList, concurrency, async (inputs) => {
         const copy = this.copy();
         copy.rpmLimiter = this.rpmLimiter;
         copy.trainedData = this.trainedData ??= this.loadTrainedData();
         // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
         copy.taskOutputStore = DISCARDED_OUTPUTS;
         copy.knowledge = this.crewKnowledge();
-        copies.push(copy);
-        return copy.kickoff(inputs);
+        running.add(copy);
+        try {
+          return await copy.kickoff(inputs);
+        } finally {
+          running.delete(copy);
+          addToUsageMetrics(total, copy.usageMetrics);
+        }
       });
     } finally {
-      const total = emptyUsageMetrics();
-      for (const copy of copies) addToUsageMetrics(total, copy.usageMetrics);
+      // Runs still going when another failed: what they used so far.
+      for (const copy of running) addToUsageMetrics(total, copy.usageMetrics);
       this.usageMetrics = total;
     }
     // As CrewAI: a batch leaves no kickoff to replay.

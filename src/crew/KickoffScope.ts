@@ -65,12 +65,13 @@ export class KickoffScope {
   /** Takes the resources back from every enlisted agent (unless another crew has lent its own since). */
   release(): void {
     const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
+    // Fields are set to undefined, not deleted: deleting turns an agent into a slow dictionary-mode object.
     for (const agent of this.usageBefore.keys()) {
-      if (knowledge && agent.crewKnowledge === knowledge) delete agent.crewKnowledge;
-      if (memory && agent.crewMemory === memory) delete agent.crewMemory;
-      if (cache && agent.toolsCache === cache) delete agent.toolsCache;
-      if (rpmLimiter && agent.crewRpmLimiter === rpmLimiter) delete agent.crewRpmLimiter;
-      if (stepCallback && agent.crewStepCallback === stepCallback) delete agent.crewStepCallback;
+      if (knowledge && agent.crewKnowledge === knowledge) agent.crewKnowledge = undefined;
+      if (memory && agent.crewMemory === memory) agent.crewMemory = undefined;
+      if (cache && agent.toolsCache === cache) agent.toolsCache = undefined;
+      if (rpmLimiter && agent.crewRpmLimiter === rpmLimiter) agent.crewRpmLimiter = undefined;
+      if (stepCallback && agent.crewStepCallback === stepCallback) agent.crewStepCallback = undefined;
     }
   }
 }

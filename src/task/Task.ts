@@ -55,7 +55,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   /** Retries of the last execution per guardrail, in the order they run. */
   guardrailRetryCounts: number[] = [];
   startTime?: Date;
-  endTime?: Date;
+  endTime?: Date | undefined;
   /** The context text of the last execution. */
   promptContext?: string;
   /** Roles of the agents that have worked on this task. */
@@ -184,7 +184,8 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     const context = opts.context ?? "";
     this.promptContext = context;
     this.startTime = new Date();
-    delete this.endTime;
+    // Assigned, not deleted: a deleted property turns the object into a slow dictionary-mode one.
+    this.endTime = undefined;
     this.retryCount = 0;
     this.guardrailRetryCounts = this.resolvedGuardrails.map(() => 0);
     this.processedByAgents.add(agent.role);

@@ -28,6 +28,11 @@ export interface FakeLLMOptions {
   contextWindow?: number;
   /** The model name (default "fake/fake-llm"). */
   model?: string;
+  /**
+   * Keep every call in `calls` (default true). false keeps only `callCount`: for benchmarks and long
+   * runs, where a copy of every prompt would be most of the memory and garbage collection measured.
+   */
+  record?: boolean;
 }
 
 /** A recorded call: the messages as sent and the options that came with them. */
@@ -55,6 +60,8 @@ export class FakeLLM implements BaseLLM {
   readonly model: string;
   /** Every call, in order. */
   readonly calls: FakeLLMCall[] = [];
+  /** How many calls were made (also with record: false). */
+  callCount = 0;
   private readonly script: FakeResponse[] | FakeResponder;
   private readonly options: FakeLLMOptions;
 
@@ -86,9 +93,9 @@ export class FakeLLM implements BaseLLM {
   async call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
     // Like LLM.call: a call whose signal is already aborted sends (and records) nothing.
     if (options.signal?.aborted) throw abortReason(options.signal);
-    const callIndex = this.calls.length;
-    const snapshot = messages.map((m) => ({ ...m }));
-    this.calls.push({ messages: snapshot, options });
+    const callIndex = this.callCount++;
+    const snapshot = this.options.record === false ? messages : messages.map((m) => ({ ...m }));
+    if (this.options.record !== false) this.calls.push({ messages: snapshot, options });
     const response = await this.next(snapshot, callIndex, options);
     if (this.options.latencyMs) await sleep(this.options.latencyMs, options.signal);
     if (response instanceof Error) throw response;
@@ -114,7 +121,7 @@ export class FakeLLM implements BaseLLM {
 
   /** How many scripted responses have not been used yet (0 for a function). */
   get remaining(): number {
-    return Array.isArray(this.script) ? Math.max(0, this.script.length - this.calls.length) : 0;
+    return Array.isArray(this.script) ? Math.max(0, this.script.length - this.callCount) : 0;
   }
 
   private async next(messages: ChatMessage[], callIndex: number, options: LLMCallOptions): Promise<FakeResponse> {

@@ -20,6 +20,18 @@ describe("FakeLLM", () => {
     expect(llm.remaining).toBe(0);
   });
 
+  it("with record: false counts calls and keeps no copy of them, still answering the script in order", async () => {
+    const llm = new FakeLLM(["first", "second", "third"], { record: false });
+    expect((await llm.call(ask("one"))).text).toBe("first");
+    expect((await llm.call(ask("two"))).text).toBe("second");
+    expect(llm.calls).toEqual([]);
+    expect(llm.callCount).toBe(2);
+    expect(llm.remaining).toBe(1);
+    const recording = new FakeLLM(() => "ok");
+    await recording.call(ask("x"));
+    expect([recording.callCount, recording.calls.length]).toEqual([1, 1]);
+  });
+
   it("throws a clear error when the script runs out", async () => {
     const llm = new FakeLLM(["only"]);
     await llm.call(ask("a"));
