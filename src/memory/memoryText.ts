@@ -1,8 +1,13 @@
-import { stringify } from "yaml";
+import { createRequire } from "node:module";
+import type * as YAML from "yaml";
 import type { SearchStore } from "../knowledge/store/SearchStore.js";
 import { MemoryValueError } from "./errors.js";
 import { clamp01 } from "./scoring.js";
 import type { MemoryItem, MetadataValue } from "./types.js";
+
+// The YAML printer is loaded when an object is first saved: importing crewts must not pay for it.
+let yamlModule: typeof YAML | undefined;
+const yaml = (): typeof YAML => (yamlModule ??= createRequire(import.meta.url)("yaml") as typeof YAML);
 
 /** Importance of an item saved without metadata.importance. */
 export const DEFAULT_IMPORTANCE = 0.5;
@@ -18,7 +23,7 @@ export function memoryText(value: unknown, what = "memory"): string {
     // A TaskOutput-like object: its raw text is what it says.
     const raw = (value as { raw?: unknown }).raw;
     if (typeof raw === "string" && raw.trim() !== "") return raw;
-    return stringify(value).trim();
+    return yaml().stringify(value).trim();
   }
   throw new MemoryValueError(`Cannot save ${value === null ? "null" : typeof value} to ${what}: save a string or an object.`);
 }
