@@ -16,7 +16,7 @@ import {
   type ChatMessage,
   type CrewtsEvent,
 } from "../../src/index.js";
-import { FakeLLM, startMockOpenAIServer } from "../../src/testing/index.js";
+import { FakeLLM, mockEmbedding, startMockOpenAIServer } from "../../src/testing/index.js";
 
 const POLICY =
   "Refund policy of Acme Widgets: customers may return any widget within 45 days of delivery for a full refund. " +
@@ -155,6 +155,25 @@ describe("crew knowledge", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("takes an embedder as a plain object with embed(texts) and dimensions (vector search offline)", async () => {
+    const embedded: string[] = [];
+    const embedder = {
+      dimensions: 64,
+      embed: async (texts: string[]) => {
+        embedded.push(...texts);
+        return texts.map((text) => mockEmbedding(text, 64));
+      },
+    };
+    const agent = agentWith(new FakeLLM([]));
+    const sources = [new StringKnowledgeSource({ content: POLICY }), new StringKnowledgeSource({ content: HOURS })];
+    const crew = new Crew({ name: "plain-embedder", agents: [agent], tasks: [new Task({ description: "x", expectedOutput: "y", agent })], knowledgeSources: sources, embedder });
+    const results = await crew.queryKnowledge(["help desk calls"], { scoreThreshold: 0 });
+    expect(results[0]?.content).toBe(HOURS);
+    expect(embedded).toContain(POLICY);
+    expect(embedded).toContain("help desk calls");
+    expect(crew.embedder?.id).toMatch(/^custom\//);
   });
 
   it("indexes once per crew, shared by kickoffForEach's copies", async () => {

@@ -1,9 +1,21 @@
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { AISDKEmbedder, EMBEDDING_PROVIDERS, type AISDKEmbedderOptions, type EmbeddingProvider } from "./AISDKEmbedder.js";
-import { EmbedderError, isEmbedder, type Embedder } from "./Embedder.js";
+import { EmbedderError, isEmbedder, type EmbedOptions, type Embedder } from "./Embedder.js";
+import { FunctionEmbedder } from "./FunctionEmbedder.js";
 
-/** What `embedder:` accepts: "provider/model", provider options, or a ready Embedder. */
-export type EmbedderSpec = string | AISDKEmbedderOptions | Embedder;
+/** Any object that embeds: `embed(texts)` and the vectors' `dimensions` (an `id` is made up when it has none). */
+export interface EmbedderLike {
+  embed(texts: string[], options?: EmbedOptions): Promise<number[][]> | number[][];
+  dimensions: number;
+  id?: string;
+}
+
+/** What `embedder:` accepts: "provider/model", provider options (ours or CrewAI's, "custom" included), or an embedder. */
+export type EmbedderSpec = string | AISDKEmbedderOptions | Embedder | EmbedderLike;
+
+const isEmbedderLike = (value: unknown): value is EmbedderLike =>
+  typeof value === "object" && value !== null && typeof (value as { embed?: unknown }).embed === "function";
 
 const isProvider = (value: string): value is EmbeddingProvider => (EMBEDDING_PROVIDERS as readonly string[]).includes(value);
 
@@ -22,14 +34,24 @@ export function resolveEmbedder(spec: EmbedderSpec): Embedder {
     }
     return new AISDKEmbedder({ provider, model });
   }
-  if (typeof spec === "object" && spec !== null) return new AISDKEmbedder(fromCrewAIShape(spec));
+  if (isEmbedderLike(spec)) return fromEmbedderLike(spec);
+  if (typeof spec === "object" && spec !== null) {
+    // CrewAI's { provider: "custom", config: { embedder } }.
+    const custom = (spec as { provider?: unknown; config?: { embedder?: unknown } }).provider === "custom" ? (spec as { config?: { embedder?: unknown } }).config?.embedder : undefined;
+    if (custom !== undefined) {
+      if (isEmbedder(custom)) return custom;
+      if (isEmbedderLike(custom)) return fromEmbedderLike(custom);
+      throw new EmbedderError('embedder { provider: "custom", config: { embedder } } needs an object with embed(texts) and dimensions.');
+    }
+    return new AISDKEmbedder(fromCrewAIShape(spec));
+  }
   throw new EmbedderError(`embedder must be a "provider/model" string, { provider, model, baseURL?, apiKey? } or an Embedder; got ${typeof spec}.`);
 }
 
 /** Validates an `embedder` option's shape (the embedder itself is checked when it is resolved). */
 export const embedderSpecSchema = z.custom<EmbedderSpec>(
-  (v) => (typeof v === "string" && v.length > 0) || isEmbedder(v) || (typeof v === "object" && v !== null && typeof (v as { provider?: unknown }).provider === "string"),
-  'must be "provider/model", { provider, model, baseURL?, apiKey? } or an Embedder',
+  (v) => (typeof v === "string" && v.length > 0) || isEmbedderLike(v) || (typeof v === "object" && v !== null && typeof (v as { provider?: unknown }).provider === "string"),
+  'must be "provider/model", { provider, model, baseURL?, apiKey? } or an embedder ({ embed(texts), dimensions })',
 );
 
 /**
@@ -51,4 +73,17 @@ function fromCrewAIShape(spec: AISDKEmbedderOptions): AISDKEmbedderOptions {
     ...(baseURL !== undefined ? { baseURL: baseURL as string } : {}),
     ...(dimensions !== undefined ? { dimensions: dimensions as number } : {}),
   };
+}
+
+/**
+ * An object with embed() and dimensions but no id, as a checked, batched Embedder. Its id (which keys
+ * cached vectors) comes from the embed function's source, so two different functions never share vectors.
+ */
+function fromEmbedderLike(value: EmbedderLike): Embedder {
+  if (typeof value.dimensions !== "number" || !Number.isInteger(value.dimensions) || value.dimensions < 1) {
+    throw new EmbedderError(`An embedder object needs dimensions, the length of its vectors (a positive integer); got ${String(value.dimensions)}.`);
+  }
+  const source = String((value as { embed: unknown }).embed);
+  const id = typeof value.id === "string" && value.id !== "" ? value.id : `custom/${createHash("sha256").update(source).digest("hex").slice(0, 16)}`;
+  return new FunctionEmbedder({ id, dimensions: value.dimensions, embed: (texts, options) => value.embed(texts, options) });
 }

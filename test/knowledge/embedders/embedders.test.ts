@@ -106,6 +106,32 @@ describe("resolveEmbedder", () => {
     expect(() => resolveEmbedder({ provider: "openai-compatible", model: "m" })).toThrow(/baseURL is required/);
   });
 
+  it("takes any object with embed(texts) and dimensions, and CrewAI's custom provider shape", async () => {
+    class WordCounter {
+      readonly dimensions = 3;
+      calls = 0;
+      async embed(texts: string[]): Promise<number[][]> {
+        this.calls++;
+        return texts.map((t) => [t.length, t.split(" ").length, 1]);
+      }
+    }
+    const counter = new WordCounter();
+    const plain = resolveEmbedder(counter);
+    expect(await plain.embed(["a b", "c"])).toEqual([[3, 2, 1], [1, 1, 1]]);
+    expect(counter.calls).toBe(1);
+    expect(plain.dimensions).toBe(3);
+    expect(plain.id).toMatch(/^custom\/[0-9a-f]{16}$/);
+    // Different functions, different ids: their vectors are never mixed in a store's cache.
+    const other = resolveEmbedder({ embed: (texts: string[]) => texts.map(() => [0, 0, 1]), dimensions: 3 });
+    expect(other.id).not.toBe(plain.id);
+    expect(resolveEmbedder({ embed: (texts: string[]) => texts.map(() => [1]), dimensions: 1, id: "mine" }).id).toBe("mine");
+    const custom = resolveEmbedder({ provider: "custom", config: { embedder: counter } } as never);
+    expect(await custom.embed(["x"])).toEqual([[1, 1, 1]]);
+    // Vectors of the wrong size are caught, as for every embedder.
+    await expect(resolveEmbedder({ embed: (texts: string[]) => texts.map(() => [1, 2]), dimensions: 3 }).embed(["x"])).rejects.toThrow(EmbedderError);
+    expect(() => resolveEmbedder({ embed: (texts: string[]) => texts.map(() => [1]) } as never)).toThrow(/needs dimensions/);
+  });
+
   it("fails before any request when OpenAI has no key", async () => {
     const embedder = new AISDKEmbedder({ provider: "openai", model: "text-embedding-3-small", apiKey: undefined, baseURL: "http://127.0.0.1:9/v1" });
     const saved = process.env.OPENAI_API_KEY;
