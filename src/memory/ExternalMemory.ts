@@ -1,3 +1,5 @@
+import { MemoryOptionsError } from "./errors.js";
+import { Mem0Provider, type Mem0ProviderOptions } from "./Mem0Provider.js";
 import { DEFAULT_IMPORTANCE, memoryText } from "./memoryText.js";
 import { QueuedMemory, type Candidate, type CandidateQuery } from "./QueuedMemory.js";
 import { clamp01, resolveScoring, type MemoryScoring } from "./scoring.js";
@@ -16,9 +18,16 @@ export interface ExternalMemoryProvider {
   close?(): Promise<void>;
 }
 
-/** Options of ExternalMemory. */
+/** CrewAI's way to name the service: `{ provider: "mem0", config: { user_id, api_key, org_id, ... } }`. */
+export interface ExternalMemoryEmbedderConfig {
+  provider: "mem0";
+  config?: Record<string, unknown>;
+}
+
+/** Options of ExternalMemory: a provider, or CrewAI's `embedderConfig` naming Mem0. */
 export interface ExternalMemoryOptions {
-  provider: ExternalMemoryProvider;
+  provider?: ExternalMemoryProvider;
+  embedderConfig?: ExternalMemoryEmbedderConfig;
   scoring?: MemoryScoring;
 }
 
@@ -38,7 +47,7 @@ export class ExternalMemory extends QueuedMemory<ExternalRecord> {
   constructor(options: ExternalMemoryOptions) {
     // Batches of one: a provider saves one memory per call, and each failure is reported on its own.
     super(resolveScoring(options.scoring), 1);
-    this.provider = options.provider;
+    this.provider = externalProvider(options);
   }
 
   protected toRecords(value: unknown, metadata: Record<string, MetadataValue>): { record: ExternalRecord; text: string }[] {
@@ -80,4 +89,47 @@ export class ExternalMemory extends QueuedMemory<ExternalRecord> {
 
 function matches(metadata: Record<string, MetadataValue>, filter: Record<string, MetadataValue> | undefined): boolean {
   return Object.entries(filter ?? {}).every(([key, value]) => (metadata[key] ?? null) === value);
+}
+
+const isProvider = (value: unknown): value is ExternalMemoryProvider =>
+  typeof value === "object" && value !== null && ["save", "search", "reset"].every((m) => typeof (value as Record<string, unknown>)[m] === "function");
+
+// CrewAI's snake_case Mem0 settings, and ours.
+const MEM0_KEYS: Record<string, keyof Mem0ProviderOptions> = {
+  user_id: "userId",
+  agent_id: "agentId",
+  run_id: "runId",
+  org_id: "orgId",
+  project_id: "projectId",
+  api_key: "apiKey",
+  base_url: "baseURL",
+  infer: "infer",
+};
+
+function externalProvider(options: ExternalMemoryOptions): ExternalMemoryProvider {
+  const { provider, embedderConfig } = options ?? {};
+  if (provider !== undefined && embedderConfig !== undefined) {
+    throw new MemoryOptionsError("ExternalMemory takes provider or embedderConfig, not both: pass one of them.");
+  }
+  if (provider !== undefined) {
+    if (!isProvider(provider)) throw new MemoryOptionsError("ExternalMemory's provider must have save, search and reset, e.g. new Mem0Provider({ userId }).");
+    return provider;
+  }
+  if (embedderConfig?.provider === "mem0") {
+    const config = embedderConfig.config ?? {};
+    const mem0: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(config)) {
+      const option = MEM0_KEYS[key] ?? (Object.values(MEM0_KEYS).includes(key as keyof Mem0ProviderOptions) ? key : undefined);
+      if (option === undefined) {
+        throw new MemoryOptionsError(`ExternalMemory embedderConfig.config.${key} is not a Mem0 setting crewts knows; use ${Object.keys(MEM0_KEYS).join(", ")}.`);
+      }
+      mem0[option] = value;
+    }
+    return new Mem0Provider(mem0);
+  }
+  const named = embedderConfig === undefined ? "nothing" : `provider ${JSON.stringify((embedderConfig as { provider?: unknown }).provider)}`;
+  throw new MemoryOptionsError(
+    `ExternalMemory needs a provider: new ExternalMemory({ provider: new Mem0Provider({ userId }) }), or as in CrewAI ` +
+      `{ embedderConfig: { provider: "mem0", config: { user_id } } }; got ${named}.`,
+  );
 }

@@ -46,6 +46,20 @@ describe("Mem0Provider", () => {
     expect(await provider.search("window seats", { limit: 4 })).toEqual([]);
   });
 
+  it("is made from CrewAI's embedderConfig { provider: 'mem0', config: { user_id, api_key, ... } }", async () => {
+    const memory = new ExternalMemory({ embedderConfig: { provider: "mem0", config: { user_id: "john", api_key: server.apiKey, base_url: server.url, infer: false } } });
+    await memory.save("John flies economy");
+    await memory.flush();
+    expect(server.requests[0]?.body).toMatchObject({ user_id: "john", infer: false, messages: [{ content: "John flies economy" }] });
+    expect((await memory.search("economy flights", { scoreThreshold: 0 })).map((m) => m.content)).toEqual(["John flies economy"]);
+    await memory.reset();
+    expect(server.requests.at(-1)?.path).toBe("/v1/memories/?user_id=john");
+    expect(() => new ExternalMemory({ embedderConfig: { provider: "mem0", config: { user: "john" } } })).toThrow(/config\.user is not a Mem0 setting.*user_id/);
+    expect(() => new ExternalMemory({ embedderConfig: { provider: "zep" as never } })).toThrow(MemoryOptionsError);
+    expect(() => new ExternalMemory({})).toThrow(/needs a provider/);
+    expect(() => new ExternalMemory({ provider: new Mem0Provider({ apiKey: "k", baseURL: server.url }), embedderConfig: { provider: "mem0" } })).toThrow(/not both/);
+  });
+
   it("reads the key from MEM0_API_KEY, defaults the user to crewts, and needs a key", async () => {
     vi.stubEnv("MEM0_API_KEY", server.apiKey);
     const provider = new Mem0Provider({ baseURL: server.url });
