@@ -123,7 +123,7 @@ export async function memoryScenarios(config: BenchConfig): Promise<ScenarioRepo
     })),
     details: [
       `Each memory (short-term, long-term, entity) holds ${STORED_ITEMS.toLocaleString("en-US")} items in its own SQLite file, keyword retrieval (no embedder); ` +
-        `short-term items belong to ${EARLIER_RUNS} earlier runs. Filling them took ${formatMs(populateMs)}. ` +
+        `short-term items belong to ${EARLIER_RUNS} earlier runs (each measured run adds its own, a few hundred over all samples). Filling them took ${formatMs(populateMs)}. ` +
         "Per task, memory searches all three for the prompt's memory section, saves the output to short-term memory, and records an evaluation " +
         "(one more LLM call, answered at once here; its long-term and entity writes) while the next task runs; kickoff waits for the last one and flushes every write. " +
         `Memory adds ${addedPerTask(measured)} per task.`,

@@ -109,7 +109,6 @@ export class Crew {
     // Each copy is made when its turn comes and dropped when its run ends (its tokens counted then), so
     // only running copies are held in memory.
     const total = emptyUsageMetrics();
-    const running = new Set<Crew>();
     let outputs: CrewOutput[];
     try {
       outputs = await mapConcurrent(inputsList, concurrency, async (inputs) => {
@@ -119,17 +118,15 @@ export class Crew {
         // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
         copy.taskOutputStore = DISCARDED_OUTPUTS;
         copy.knowledge = this.crewKnowledge();
-        running.add(copy);
         try {
           return await copy.kickoff(inputs);
         } finally {
-          running.delete(copy);
+          // A failed run's usage is what it used until it failed. mapConcurrent waits for every run in
+          // flight before it rethrows, so each run is counted here, once.
           addToUsageMetrics(total, copy.usageMetrics);
         }
       });
     } finally {
-      // Runs still going when another failed: what they used so far.
-      for (const copy of running) addToUsageMetrics(total, copy.usageMetrics);
       this.usageMetrics = total;
     }
     // As CrewAI: a batch leaves no kickoff to replay.

@@ -65,7 +65,7 @@ export class EntityMemory extends QueuedMemory<EntityRecord> {
     }
     const documents: SearchDocument[] = [];
     for (const [key, record] of byKey) {
-      const stored = await this.find(key);
+      const stored = await this.find(key, record.entity.name);
       const entity = stored ? mergeEntities(stored.entity, record.entity) : record.entity;
       const createdAt = stored?.createdAt ?? (typeof record.metadata.createdAt === "number" ? record.metadata.createdAt : Date.now());
       const metadata = storedMetadata({ ...stored?.metadata, ...record.metadata, createdAt });
@@ -97,9 +97,10 @@ export class EntityMemory extends QueuedMemory<EntityRecord> {
     await this.store.close();
   }
 
-  /** The stored entity of `key` (its document id). */
-  private async find(key: string): Promise<{ entity: Entity; metadata: Record<string, MetadataValue>; createdAt: number } | undefined> {
-    const [found] = await this.store.get([key]);
+  /** The stored entity of `key` (its document id); a store without get() is searched by name, filtered to the key. */
+  private async find(key: string, name: string): Promise<{ entity: Entity; metadata: Record<string, MetadataValue>; createdAt: number } | undefined> {
+    const [found] =
+      typeof this.store.get === "function" ? await this.store.get([key]) : await this.store.search(name, { mode: "keyword", limit: 1, filter: { [FIELDS.key]: key } });
     if (!found) return undefined;
     const { metadata, createdAt } = splitMetadata(found.metadata);
     const text = (field: string) => (typeof metadata[field] === "string" ? metadata[field] : "");

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { FtsQueryPlanner, ftsVocabTable } from "../knowledge/store/ftsQueryTerms.js";
+import { FtsQueryPlanner, ftsVocabTable, rankWithPlan } from "../knowledge/store/ftsQueryTerms.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM } from "../llm/types.js";
 import { SQLiteDatabase } from "../storage/SQLiteDatabase.js";
@@ -170,13 +170,13 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   }
 
   protected async findCandidates(query: string, options: CandidateQuery): Promise<Candidate[]> {
-    const match = await this.queries.match(query, options.limit);
-    if (match === undefined) return [];
+    const plan = await this.queries.plan(query, options.limit);
     const filter = metadataFilterSql("m.metadata", options.filter);
     const sql =
       "SELECT m.id, m.task_description, m.agent_role, m.expected_output, m.quality, m.suggestions, m.metadata, m.created_at, bm25(long_term_fts) AS rank " +
       `FROM long_term_fts JOIN long_term_memories m ON m.rowid = long_term_fts.rowid WHERE long_term_fts MATCH ?${filter.sql} ORDER BY rank LIMIT ?`;
-    const rows = (await this.db.statement(sql)).all(match, ...filter.params, options.limit) as Row[];
+    const statement = await this.db.statement(sql);
+    const rows = await rankWithPlan(plan, options.limit, async (match) => statement.all(match, ...filter.params, options.limit) as Row[]);
     // BM25 is unbounded (lower is better): relevance is relative to the best match, as in SQLiteSearchStore.
     const best = rows[0]?.rank ?? -1;
     return rows.flatMap((row) => {
@@ -202,13 +202,13 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   }
 
   protected async clear(): Promise<void> {
-    this.queries.forget();
     const remove = await this.db.statement("DELETE FROM long_term_memories");
     const removeFts = await this.db.statement("DELETE FROM long_term_fts");
     await this.inTransaction(() => {
       remove.run();
       removeFts.run();
     });
+    this.queries.forget();
   }
 
   protected async release(): Promise<void> {

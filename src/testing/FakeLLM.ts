@@ -60,8 +60,7 @@ export class FakeLLM implements BaseLLM {
   readonly model: string;
   /** Every call, in order. */
   readonly calls: FakeLLMCall[] = [];
-  /** How many calls were made (also with record: false). */
-  callCount = 0;
+  private calledTimes = 0;
   private readonly script: FakeResponse[] | FakeResponder;
   private readonly options: FakeLLMOptions;
 
@@ -93,7 +92,7 @@ export class FakeLLM implements BaseLLM {
   async call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
     // Like LLM.call: a call whose signal is already aborted sends (and records) nothing.
     if (options.signal?.aborted) throw abortReason(options.signal);
-    const callIndex = this.callCount++;
+    const callIndex = this.calledTimes++;
     const snapshot = this.options.record === false ? messages : messages.map((m) => ({ ...m }));
     if (this.options.record !== false) this.calls.push({ messages: snapshot, options });
     const response = await this.next(snapshot, callIndex, options);
@@ -119,9 +118,14 @@ export class FakeLLM implements BaseLLM {
     };
   }
 
+  /** How many calls were made (also with record: false). */
+  get callCount(): number {
+    return this.calledTimes;
+  }
+
   /** How many scripted responses have not been used yet (0 for a function). */
   get remaining(): number {
-    return Array.isArray(this.script) ? Math.max(0, this.script.length - this.callCount) : 0;
+    return Array.isArray(this.script) ? Math.max(0, this.script.length - this.calledTimes) : 0;
   }
 
   private async next(messages: ChatMessage[], callIndex: number, options: LLMCallOptions): Promise<FakeResponse> {

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ftsMatch, informativeTerms } from "../../src/knowledge/store/SearchStore.js";
 import { InMemorySearchStore } from "../../src/knowledge/store/InMemorySearchStore.js";
@@ -48,5 +49,42 @@ describe.each([
     expect(wide.length).toBe(30);
     expect(wide.slice(0, 20).every((r) => r.content.includes("onboarding"))).toBe(true);
     await store.close();
+  });
+
+  it("still finds documents holding only the common word when a filter keeps none of the others", async () => {
+    const store = makeStore();
+    const earlier = Array.from({ length: 150 }, (_, i) => ({
+      id: `old${i}`,
+      content: i % 3 === 0 ? `Globex summary number ${i}` : `summary of week ${i}`,
+      metadata: { runId: "earlier" },
+    }));
+    const now = [
+      { id: "now1", content: "Executive summary: revenue grew", metadata: { runId: "now" } },
+      { id: "now2", content: "A summary for the board", metadata: { runId: "now" } },
+    ];
+    await store.upsert([...earlier, ...now]);
+    const found = await store.search("write a summary about Globex", { filter: { runId: "now" }, limit: 2 });
+    expect(found.map((r) => r.id).sort()).toEqual(["now1", "now2"]);
+    expect(found[0]?.score).toBe(1);
+    await store.close();
+  });
+});
+
+describe("SQLiteSearchStore keyword search over collections sharing one file", () => {
+  it("finds a collection's documents that hold only a word common in the whole file", async () => {
+    const path = join(process.env.CREWTS_STORAGE_DIR as string, "shared-collections.db");
+    const big = new SQLiteSearchStore({ path, collection: "big" });
+    const small = new SQLiteSearchStore({ path, collection: "small" });
+    await big.upsert(Array.from({ length: 120 }, (_, i) => ({ id: `b${i}`, content: i % 2 === 0 ? `policy refund rules ${i}` : `policy notes ${i}` })));
+    await small.upsert([{ id: "s1", content: "Our travel policy in brief" }]);
+    expect((await small.search("refund policy", { limit: 1 })).map((r) => r.id)).toEqual(["s1"]);
+    // After another connection's writes "refund" is common too: the cached word counts are read again,
+    // and "policy" alone (in 121 of 421 documents) now ranks, as FTS5 weighs "refund" at 1e-6.
+    await small.upsert(Array.from({ length: 300 }, (_, i) => ({ id: `r${i}`, content: `refund form ${i}` })));
+    const ranked = await big.search("refund policy", { limit: 3 });
+    expect(ranked).toHaveLength(3);
+    expect(ranked.every((r) => r.content.includes("policy"))).toBe(true);
+    await big.close();
+    await small.close();
   });
 });

@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { InMemorySearchStore } from "../../src/knowledge/store/InMemorySearchStore.js";
+import type { SearchStore } from "../../src/knowledge/store/SearchStore.js";
 import { mergeEntities } from "../../src/memory/Entity.js";
 import { ENTITY_MEMORY_DB_FILE, EntityMemory } from "../../src/memory/EntityMemory.js";
 import { MemoryValueError } from "../../src/memory/errors.js";
@@ -37,6 +39,28 @@ describe("EntityMemory", () => {
     const [again] = await reopened.search("Ada Lovelace", { scoreThreshold: 0 });
     expect(again?.content).toBe("Ada Lovelace (mathematician): Wrote the first published notes on the engine. Relationships: worked with Babbage; daughter of Byron; wrote the first program");
     expect((await reopened.search("engine computer mathematician lovelace", { limit: 10, scoreThreshold: 0 })).length).toBe(2);
+  });
+
+  it("merges in a store written before get(ids) existed, found by a filtered search instead", async () => {
+    const inner = new InMemorySearchStore();
+    const legacy: SearchStore = {
+      upsert: (docs, options) => inner.upsert(docs, options),
+      search: (query, options) => inner.search(query, options),
+      ids: (filter) => inner.ids(filter),
+      delete: (ids) => inner.delete(ids),
+      count: () => inner.count(),
+      reset: () => inner.reset(),
+      close: () => inner.close(),
+    } as Omit<SearchStore, "get"> as SearchStore;
+    const memory = new EntityMemory({ store: legacy });
+    memories.push(memory);
+    await memory.save({ name: "Globex", type: "company", description: "A customer", relationships: ["buys widgets"] });
+    await memory.flush();
+    await memory.save({ name: "globex", description: "A large customer in Ohio", relationships: ["pays late"] });
+    await memory.flush();
+    expect(await inner.count()).toBe(1);
+    const [globex] = await memory.search("Globex customer", { scoreThreshold: 0 });
+    expect(globex?.content).toBe("globex (company): A large customer in Ohio. Relationships: buys widgets; pays late");
   });
 
   it("keeps the longer description; the newer one when equally long", () => {

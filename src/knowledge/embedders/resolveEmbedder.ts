@@ -11,8 +11,14 @@ export interface EmbedderLike {
   id?: string;
 }
 
+/** CrewAI's way to plug in your own embedder: `{ provider: "custom", config: { embedder } }`. */
+export interface CustomEmbedderSpec {
+  provider: "custom";
+  config: { embedder: Embedder | EmbedderLike };
+}
+
 /** What `embedder:` accepts: "provider/model", provider options (ours or CrewAI's, "custom" included), or an embedder. */
-export type EmbedderSpec = string | AISDKEmbedderOptions | Embedder | EmbedderLike;
+export type EmbedderSpec = string | AISDKEmbedderOptions | CustomEmbedderSpec | Embedder | EmbedderLike;
 
 const isEmbedderLike = (value: unknown): value is EmbedderLike =>
   typeof value === "object" && value !== null && typeof (value as { embed?: unknown }).embed === "function";
@@ -37,8 +43,8 @@ export function resolveEmbedder(spec: EmbedderSpec): Embedder {
   if (isEmbedderLike(spec)) return fromEmbedderLike(spec);
   if (typeof spec === "object" && spec !== null) {
     // CrewAI's { provider: "custom", config: { embedder } }.
-    const custom = (spec as { provider?: unknown; config?: { embedder?: unknown } }).provider === "custom" ? (spec as { config?: { embedder?: unknown } }).config?.embedder : undefined;
-    if (custom !== undefined) {
+    if (spec.provider === "custom") {
+      const custom: unknown = (spec as { config?: { embedder?: unknown } }).config?.embedder;
       if (isEmbedder(custom)) return custom;
       if (isEmbedderLike(custom)) return fromEmbedderLike(custom);
       throw new EmbedderError('embedder { provider: "custom", config: { embedder } } needs an object with embed(texts) and dimensions.');
@@ -76,14 +82,28 @@ function fromCrewAIShape(spec: AISDKEmbedderOptions): AISDKEmbedderOptions {
 }
 
 /**
- * An object with embed() and dimensions but no id, as a checked, batched Embedder. Its id (which keys
- * cached vectors) comes from the embed function's source, so two different functions never share vectors.
+ * An object with embed() and dimensions but no id, as a checked, batched Embedder. Its id keys cached
+ * vectors, so it is made from what tells embedders apart: the class, the embed function's source, the
+ * object's own settings (model names and the like) and the dimensions. A bound or native function shows
+ * no source: such an embedder must be given an id.
  */
 function fromEmbedderLike(value: EmbedderLike): Embedder {
   if (typeof value.dimensions !== "number" || !Number.isInteger(value.dimensions) || value.dimensions < 1) {
     throw new EmbedderError(`An embedder object needs dimensions, the length of its vectors (a positive integer); got ${String(value.dimensions)}.`);
   }
-  const source = String((value as { embed: unknown }).embed);
-  const id = typeof value.id === "string" && value.id !== "" ? value.id : `custom/${createHash("sha256").update(source).digest("hex").slice(0, 16)}`;
+  const id = typeof value.id === "string" && value.id !== "" ? value.id : derivedId(value);
   return new FunctionEmbedder({ id, dimensions: value.dimensions, embed: (texts, options) => value.embed(texts, options) });
+}
+
+function derivedId(value: EmbedderLike): string {
+  const source = String((value as { embed: unknown }).embed);
+  if (source.includes("[native code]")) {
+    throw new EmbedderError(
+      "This embedder's embed is a bound or native function, so crewts cannot tell it from another one: give it an id " +
+        '(e.g. { id: "my-model-v1", dimensions, embed }); stores keep vectors by that id.',
+    );
+  }
+  const settings = Object.entries(value).filter(([, v]) => ["string", "number", "boolean"].includes(typeof v));
+  const identity = JSON.stringify([value.constructor?.name ?? "", source, settings, value.dimensions]);
+  return `custom/${createHash("sha256").update(identity).digest("hex").slice(0, 16)}`;
 }

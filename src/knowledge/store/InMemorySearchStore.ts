@@ -167,10 +167,21 @@ export class InMemorySearchStore implements SearchStore {
   /** BM25 as FTS5 computes it (k1 1.2, b 0.75, any query word), scores relative to the best match. */
   private keywordSearch(query: string, limit: number, accept: (doc: IndexedDocument) => boolean): Ranked[] {
     // The words SQLiteSearchStore searches for (stop words dropped), tokenized as the documents were.
+    const terms = [...new Set(queryTerms(query).flatMap(tokenize))];
     const n = this.documents.size;
-    // Words in half the documents or more are left out, as SQLiteSearchStore does (they change no score).
-    const terms = informativeTerms([...new Set(queryTerms(query).flatMap(tokenize))], n, limit, (term) => this.postings.get(term)?.size ?? 0);
     if (terms.length === 0 || n === 0) return [];
+    // As SQLiteSearchStore: first without the words in half the documents or more (they change no
+    // score), then with every word when that finds fewer than `limit` accepted documents.
+    const kept = informativeTerms(terms, n, limit, (term) => this.postings.get(term)?.size ?? 0);
+    if (kept.length < terms.length) {
+      const ranked = this.bm25(kept, limit, accept);
+      if (ranked.length >= limit) return ranked;
+    }
+    return this.bm25(terms, limit, accept);
+  }
+
+  private bm25(terms: readonly string[], limit: number, accept: (doc: IndexedDocument) => boolean): Ranked[] {
+    const n = this.documents.size;
     const averageLength = this.totalLength / n;
     const scores = new Map<IndexedDocument, number>();
     for (const term of terms) {

@@ -12,7 +12,7 @@ import {
   type StoredDocument,
   type UpsertReport,
 } from "./SearchStore.js";
-import { FtsQueryPlanner, ftsVocabTable } from "./ftsQueryTerms.js";
+import { FtsQueryPlanner, ftsVocabTable, rankWithPlan } from "./ftsQueryTerms.js";
 import { CANDIDATES_PER_RESULT, rankedSearch } from "./ranking.js";
 
 /** File of the default search store in the storage directory. */
@@ -106,7 +106,6 @@ export class SQLiteSearchStore implements SearchStore {
     const update = await this.db.statement("UPDATE documents SET content = ?, metadata = ?, content_hash = ? WHERE rowid = ?");
     const ftsDelete = await this.db.statement("DELETE FROM documents_fts WHERE rowid = ?");
     const ftsInsert = await this.db.statement("INSERT INTO documents_fts (rowid, content) VALUES (?, ?)");
-    this.queries.changed(pending.filter((item) => item.contentChanged && item.rowid !== undefined).length);
     await this.transaction(async () => {
       for (const item of pending) {
         let rowid = item.rowid;
@@ -127,6 +126,7 @@ export class SQLiteSearchStore implements SearchStore {
         }
       }
     });
+    this.queries.changed(pending.filter((item) => item.contentChanged && item.rowid !== undefined).length);
     return report;
   }
 
@@ -181,10 +181,9 @@ export class SQLiteSearchStore implements SearchStore {
   }
 
   private async keywordSearch(query: string, limit: number, filter: FilterSql): Promise<SearchResult[]> {
-    const match = await this.queries.match(query, limit);
-    if (match === undefined) return [];
+    const plan = await this.queries.plan(query, limit);
     // A metadata filter usually keeps few documents (one run, one entity): ranking by FTS5 alone would mostly rank others.
-    const rows = (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter));
+    const rows = await rankWithPlan(plan, limit, async (match) => (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter)));
     // BM25 is unbounded (SQLite negates it: lower is better): scores are relative to the best match.
     const best = rows[0]?.rank ?? -1;
     return rows.map((row) => toResult(row, best < 0 ? row.rank / best : 1));
@@ -300,7 +299,6 @@ export class SQLiteSearchStore implements SearchStore {
 
   private async removeRows(rowids: number[]): Promise<void> {
     if (rowids.length === 0) return;
-    this.queries.changed(rowids.length);
     const ftsDelete = await this.db.statement("DELETE FROM documents_fts WHERE rowid = ?");
     const docDelete = await this.db.statement("DELETE FROM documents WHERE rowid = ?");
     await this.transaction(async () => {
@@ -310,6 +308,7 @@ export class SQLiteSearchStore implements SearchStore {
         docDelete.run(rowid);
       }
     });
+    this.queries.changed(rowids.length);
   }
 
   private transaction(body: () => Promise<void>): Promise<void> {

@@ -124,9 +124,10 @@ export function ftsMatch(words: readonly string[]): string | undefined {
 /**
  * The query words worth ranking by. FTS5 floors the IDF of a word found in half the documents or more
  * to 1e-6: such a word adds next to nothing to a score, yet makes every document holding it a match
- * to rank. It is dropped when the other words alone match at least `wanted` documents, so the best
- * `wanted` results stay the same; otherwise (small collections) every word is kept. `documentCount`
- * may be an upper bound (fewer words are then dropped).
+ * to rank. It is dropped when the other words alone match at least `wanted` documents; otherwise
+ * (small collections) every word is kept. The best results stay essentially the same (scores move by
+ * about 1e-6) as long as the pruned query still finds `wanted` documents after filters: stores run the
+ * full query when it does not. `documentCount` may be an upper bound (fewer words are then dropped).
  */
 export function informativeTerms(terms: readonly string[], documentCount: number, wanted: number, documentsWith: (term: string) => number): string[] {
   if (terms.length < 2) return [...terms];

@@ -7,6 +7,14 @@ export interface FtsTables {
   vocab: string;
 }
 
+/** The FTS5 expressions for a query: every word, and without its common words when worth trying first. */
+export interface FtsQueryPlan {
+  /** Every word of the query (stop words dropped); undefined when none is left. */
+  full: string | undefined;
+  /** The words without those in half the documents or more; undefined when nothing was left out. */
+  pruned: string | undefined;
+}
+
 /** The statement creating the fts5vocab table that FtsQueryPlanner reads document frequencies from. */
 export const ftsVocabTable = (fts: string, vocab: string): string => `CREATE VIRTUAL TABLE IF NOT EXISTS ${vocab} USING fts5vocab(${fts}, 'row')`;
 
@@ -15,28 +23,37 @@ const REFRESH_GROWTH = 0.01;
 const MAX_CACHED_TERMS = 10_000;
 
 /**
- * Turns queries into FTS5 MATCH expressions: their words (stop words dropped), without the ones in half
- * the documents or more when the rest find `wanted` matches (see informativeTerms). Ranking every
- * document with "task" in it costs most of a search over a large index and changes none of the best
- * results. max(rowid) bounds the document count. Document frequencies (fts5vocab walks a word's whole
- * posting list) are cached until the documents added, changed or deleted since reach 1% of the index.
+ * Plans keyword queries. FTS5 gives a word found in half the documents or more an IDF of 1e-6: it adds
+ * next to nothing to any score but makes every document holding it a match to rank, which is most of
+ * the cost of a search over a large index. So a query is tried first without such words when the other
+ * words match at least `wanted` documents (see informativeTerms); the caller runs `full` when that
+ * finds fewer than it wants (a filter or another collection may keep few of those matches), so no
+ * result is lost. max(rowid) bounds the document count. Document frequencies (fts5vocab walks a
+ * word's whole posting list) are cached until 1% of the index changed, as counted from this store's
+ * writes, max(rowid), and `PRAGMA data_version` (which moves when another connection commits).
  */
 export class FtsQueryPlanner {
   private readonly frequencies = new Map<string, number>();
   private cachedAt = -1;
   private changes = 0;
+  private dataVersion: number | undefined;
 
   constructor(
     private readonly db: SQLiteDatabase,
     private readonly tables: FtsTables,
   ) {}
 
-  async match(text: string, wanted: number): Promise<string | undefined> {
+  async plan(text: string, wanted: number): Promise<FtsQueryPlan> {
     const terms = queryTerms(text);
-    if (terms.length < 2) return ftsMatch(terms);
+    const full = ftsMatch(terms);
+    if (terms.length < 2) return { full, pruned: undefined };
     const total = ((await this.db.statement(`SELECT max(rowid) AS n FROM ${this.tables.rows}`)).get() as { n: number | null } | undefined)?.n ?? 0;
+    const version = ((await this.db.statement("PRAGMA data_version")).get() as { data_version: number } | undefined)?.data_version;
     const drift = Math.abs(total - this.cachedAt) + this.changes;
-    if (this.cachedAt < 0 || drift > this.cachedAt * REFRESH_GROWTH || this.frequencies.size > MAX_CACHED_TERMS) this.forget(total);
+    if (this.cachedAt < 0 || version !== this.dataVersion || drift > this.cachedAt * REFRESH_GROWTH || this.frequencies.size > MAX_CACHED_TERMS) {
+      this.forget(total);
+      this.dataVersion = version;
+    }
     const read = await this.db.statement(`SELECT doc FROM ${this.tables.vocab} WHERE term = ?`);
     const documentsWith = (term: string): number => {
       let count = this.frequencies.get(term);
@@ -46,10 +63,11 @@ export class FtsQueryPlanner {
       }
       return count;
     };
-    return ftsMatch(informativeTerms(terms, total, wanted, documentsWith));
+    const kept = informativeTerms(terms, total, wanted, documentsWith);
+    return { full, pruned: kept.length < terms.length ? ftsMatch(kept) : undefined };
   }
 
-  /** Counts documents whose words this store changed or deleted (inserts show in max(rowid)). */
+  /** Counts documents this store changed or deleted, once written (inserts show in max(rowid)). */
   changed(documents: number): void {
     this.changes += documents;
   }
@@ -60,4 +78,17 @@ export class FtsQueryPlanner {
     this.cachedAt = total;
     this.changes = 0;
   }
+}
+
+/**
+ * Runs a ranked keyword query with the pruned expression first and, when that finds fewer than
+ * `wanted` rows (after filters), with every word.
+ */
+export async function rankWithPlan<T>(plan: FtsQueryPlan, wanted: number, rank: (match: string) => Promise<T[]>): Promise<T[]> {
+  if (plan.full === undefined) return [];
+  if (plan.pruned !== undefined) {
+    const rows = await rank(plan.pruned);
+    if (rows.length >= wanted) return rows;
+  }
+  return rank(plan.full);
 }

@@ -125,11 +125,24 @@ describe("resolveEmbedder", () => {
     const other = resolveEmbedder({ embed: (texts: string[]) => texts.map(() => [0, 0, 1]), dimensions: 3 });
     expect(other.id).not.toBe(plain.id);
     expect(resolveEmbedder({ embed: (texts: string[]) => texts.map(() => [1]), dimensions: 1, id: "mine" }).id).toBe("mine");
-    const custom = resolveEmbedder({ provider: "custom", config: { embedder: counter } } as never);
+    const custom = resolveEmbedder({ provider: "custom", config: { embedder: counter } });
     expect(await custom.embed(["x"])).toEqual([[1, 1, 1]]);
     // Vectors of the wrong size are caught, as for every embedder.
     await expect(resolveEmbedder({ embed: (texts: string[]) => texts.map(() => [1, 2]), dimensions: 3 }).embed(["x"])).rejects.toThrow(EmbedderError);
     expect(() => resolveEmbedder({ embed: (texts: string[]) => texts.map(() => [1]) } as never)).toThrow(/needs dimensions/);
+    // Same class, other settings: other ids. A bound function shows no source: an id is required.
+    class Remote {
+      readonly dimensions = 2;
+      constructor(readonly model: string) {}
+      embed(texts: string[]): number[][] {
+        return texts.map(() => [this.model.length, 1]);
+      }
+    }
+    expect(resolveEmbedder(new Remote("small")).id).not.toBe(resolveEmbedder(new Remote("large")).id);
+    expect(resolveEmbedder(new Remote("small")).id).toBe(resolveEmbedder(new Remote("small")).id);
+    const client = new Remote("small");
+    expect(() => resolveEmbedder({ embed: client.embed.bind(client), dimensions: 2 })).toThrow(/bound or native function.*give it an id/);
+    expect(resolveEmbedder({ embed: client.embed.bind(client), dimensions: 2, id: "remote-small" }).id).toBe("remote-small");
   });
 
   it("fails before any request when OpenAI has no key", async () => {
