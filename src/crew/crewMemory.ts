@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { EntityMemory } from "../memory/EntityMemory.js";
+import { ExternalMemory } from "../memory/ExternalMemory.js";
 import { LongTermMemory } from "../memory/LongTermMemory.js";
 import type { Agent } from "../agent/Agent.js";
 import { enabledMemories, KickoffMemory, type MemoryConfig, type MemorySet } from "../memory/MemorySet.js";
@@ -34,12 +35,26 @@ export const crewMemoryOptionsShape = {
   entityMemory: memoryOption("new EntityMemory()").optional(),
   externalMemory: memoryOption("new ExternalMemory({ provider })").optional(),
   memoryConfig: z
-    .object({ limit: z.number().int().positive().optional(), tokenBudget: z.number().int().positive().optional() })
+    .object({
+      limit: z.number().int().positive().optional(),
+      tokenBudget: z.number().int().positive().optional(),
+      provider: z.literal("mem0", { message: 'the only memory provider is "mem0"; for others pass externalMemory: new ExternalMemory({ provider })' }).optional(),
+      config: z.record(z.string(), z.unknown()).optional(),
+    })
     .strict()
+    .refine((c) => c.config === undefined || c.provider !== undefined, 'memoryConfig.config needs provider: "mem0"')
     .optional(),
 };
 
-/** The memories a crew uses: those given, and with `memory: true` the built-in ones for the kinds not given. */
+/** CrewAI's memoryConfig { provider: "mem0", config } as an ExternalMemory on Mem0. */
+function mem0Memory(config: Record<string, unknown> | undefined): ExternalMemory {
+  return new ExternalMemory({ embedderConfig: { provider: "mem0", ...(config ? { config } : {}) } });
+}
+
+/**
+ * The memories a crew uses: those given, with `memory: true` the built-in ones for the kinds not given,
+ * and an external memory on Mem0 for CrewAI's memoryConfig { provider: "mem0", config: { user_id } }.
+ */
 export function createMemorySet(options: CrewMemoryOptions, embedder: Embedder | undefined): MemorySet {
   const on = options.memory === true;
   const withEmbedder = embedder ? { embedder } : {};
@@ -47,7 +62,7 @@ export function createMemorySet(options: CrewMemoryOptions, embedder: Embedder |
     short: options.shortTermMemory ?? (on ? new ShortTermMemory(withEmbedder) : undefined),
     long: options.longTermMemory ?? (on ? new LongTermMemory() : undefined),
     entity: options.entityMemory ?? (on ? new EntityMemory(withEmbedder) : undefined),
-    external: options.externalMemory,
+    external: options.externalMemory ?? (options.memoryConfig?.provider === "mem0" ? mem0Memory(options.memoryConfig.config) : undefined),
   };
 }
 

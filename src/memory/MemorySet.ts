@@ -11,6 +11,9 @@ export interface MemoryConfig {
   limit?: number;
   /** Most tokens the memory section of a prompt takes (about 4 characters each; default 1000). */
   tokenBudget?: number;
+  /** CrewAI's user memory on Mem0: `provider: "mem0"` with `config: { user_id, ... }` adds an ExternalMemory on Mem0. */
+  provider?: "mem0";
+  config?: Record<string, unknown>;
 }
 
 /** The memories of a crew, each present only when enabled. */

@@ -157,6 +157,22 @@ describe("crew memory", () => {
     }
   });
 
+  it("reads CrewAI's memoryConfig { provider: 'mem0', config: { user_id } } as an external memory on Mem0", async () => {
+    const mem0 = await startFakeMem0();
+    try {
+      const llm = new FakeLLM((messages) => (user(messages).includes("Research") ? "Final Answer: The Falcon engine thrust is 845 kN." : "Final Answer: ok"));
+      const memoryConfig = { provider: "mem0" as const, config: { user_id: "john", api_key: mem0.apiKey, base_url: mem0.url } };
+      const crew = crewWith(llm, { memory: false, memoryConfig });
+      await crew.kickoff();
+      expect(user(llm.calls[1]!.messages)).toContain("The Falcon engine thrust is 845 kN");
+      expect(mem0.requests.find((r) => r.path === "/v1/memories/")?.body).toMatchObject({ user_id: "john" });
+      expect(() => crewWith(llm, { memoryConfig: { provider: "zep" as never } })).toThrow(/only memory provider is "mem0"/);
+      expect(() => crewWith(llm, { memoryConfig: { config: { user_id: "x" } } })).toThrow(/memoryConfig.config needs provider/);
+    } finally {
+      await mem0.close();
+    }
+  });
+
   it("finishes the kickoff when a memory write fails, with a warning and an event", async () => {
     const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => undefined);
     const failed = count(["memory_save_failed"]);
