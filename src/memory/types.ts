@@ -1,19 +1,13 @@
 import type { MetadataValue } from "../knowledge/store/SearchStore.js";
+import type { CallSource } from "../llm/types.js";
 
 export type { MetadataValue };
 
 /** Which memory a Memory is: CrewAI's short-term, long-term, entity and external memories. */
 export type MemoryType = "short" | "long" | "entity" | "external";
 
-/** Ids of whatever searches or saves, carried into memory events. */
-export interface MemoryEventSource {
-  agentId?: string;
-  agentRole?: string;
-  taskId?: string;
-  taskName?: string;
-  crewId?: string;
-  flowId?: string;
-}
+/** Ids of whatever searches or saves, carried into memory events: the ids an LLM call carries. */
+export type MemoryEventSource = CallSource;
 
 /** One remembered thing found by a search. */
 export interface MemoryItem {

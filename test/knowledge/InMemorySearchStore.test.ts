@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AISDKEmbedder } from "../../src/knowledge/embedders/AISDKEmbedder.js";
-import type { Embedder, EmbedOptions } from "../../src/knowledge/embedders/Embedder.js";
+import type { Embedder } from "../../src/knowledge/embedders/Embedder.js";
 import { InMemorySearchStore, tokenize } from "../../src/knowledge/store/InMemorySearchStore.js";
 import { SearchStoreError } from "../../src/knowledge/store/SearchStore.js";
 import { startMockOpenAIServer, type MockOpenAIServer } from "../../src/testing/index.js";
-import { describeSearchStore } from "./searchStoreConformance.js";
+import { describeSearchStore, recordingMockEmbedder } from "./searchStoreConformance.js";
 
 let server: MockOpenAIServer;
 beforeAll(async () => {
@@ -15,21 +14,7 @@ afterAll(async () => {
 });
 
 /** The mock server's embeddings over real HTTP, recording each call's texts. */
-function mockEmbedder(): Embedder & { calls: string[][] } {
-  const inner = new AISDKEmbedder({ provider: "openai-compatible", model: "mock-embed", baseURL: server.url });
-  const calls: string[][] = [];
-  return {
-    id: inner.id,
-    get dimensions() {
-      return inner.dimensions;
-    },
-    calls,
-    embed(texts: readonly string[], options?: EmbedOptions) {
-      calls.push([...texts]);
-      return inner.embed(texts, options);
-    },
-  };
-}
+const mockEmbedder = (): Embedder & { calls: string[][] } => recordingMockEmbedder(server.url);
 
 describeSearchStore("InMemorySearchStore", async (embedder) => ({ store: new InMemorySearchStore(embedder ? { embedder } : {}) }), { embedder: mockEmbedder });
 

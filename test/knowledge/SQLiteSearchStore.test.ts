@@ -2,12 +2,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AISDKEmbedder } from "../../src/knowledge/embedders/AISDKEmbedder.js";
-import type { Embedder, EmbedOptions } from "../../src/knowledge/embedders/Embedder.js";
+import type { Embedder } from "../../src/knowledge/embedders/Embedder.js";
 import { SearchStoreError } from "../../src/knowledge/store/SearchStore.js";
 import { SQLiteSearchStore } from "../../src/knowledge/store/SQLiteSearchStore.js";
 import { startMockOpenAIServer, type MockOpenAIServer } from "../../src/testing/index.js";
-import { describeSearchStore } from "./searchStoreConformance.js";
+import { describeSearchStore, recordingMockEmbedder } from "./searchStoreConformance.js";
 
 let server: MockOpenAIServer;
 let root: string;
@@ -21,21 +20,7 @@ afterAll(async () => {
 });
 
 /** The mock server's embeddings over real HTTP, recording each call's texts. */
-function mockEmbedder(): Embedder & { calls: string[][] } {
-  const inner = new AISDKEmbedder({ provider: "openai-compatible", model: "mock-embed", baseURL: server.url });
-  const calls: string[][] = [];
-  return {
-    id: inner.id,
-    get dimensions() {
-      return inner.dimensions;
-    },
-    calls,
-    embed(texts: readonly string[], options?: EmbedOptions) {
-      calls.push([...texts]);
-      return inner.embed(texts, options);
-    },
-  };
-}
+const mockEmbedder = (): Embedder & { calls: string[][] } => recordingMockEmbedder(server.url);
 
 let files = 0;
 describeSearchStore("SQLiteSearchStore (:memory:)", async (embedder) => ({ store: new SQLiteSearchStore({ path: ":memory:", ...(embedder ? { embedder } : {}) }) }), {

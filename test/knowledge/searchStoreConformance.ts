@@ -1,6 +1,24 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Embedder } from "../../src/knowledge/embedders/Embedder.js";
+import { AISDKEmbedder } from "../../src/knowledge/embedders/AISDKEmbedder.js";
+import type { Embedder, EmbedOptions } from "../../src/knowledge/embedders/Embedder.js";
 import type { SearchDocument, SearchStore } from "../../src/knowledge/store/SearchStore.js";
+
+/** The mock server's embeddings (at `baseURL`) over real HTTP, recording each call's texts. */
+export function recordingMockEmbedder(baseURL: string): Embedder & { calls: string[][] } {
+  const inner = new AISDKEmbedder({ provider: "openai-compatible", model: "mock-embed", baseURL });
+  const calls: string[][] = [];
+  return {
+    id: inner.id,
+    get dimensions() {
+      return inner.dimensions;
+    },
+    calls,
+    embed(texts: readonly string[], options?: EmbedOptions) {
+      calls.push([...texts]);
+      return inner.embed(texts, options);
+    },
+  };
+}
 
 /** Builds a store for one test; `embedder` is given when the suite runs with vectors. */
 export type SearchStoreFactory = (embedder: Embedder | undefined) => Promise<{ store: SearchStore; cleanup?: () => Promise<void> }>;
