@@ -106,29 +106,24 @@ export class Crew {
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(`kickoffForEach concurrency must be a positive integer, got ${String(concurrency)}.`);
     }
-    // Each copy is made when its turn comes and dropped when its run ends (its tokens counted then), so
-    // only running copies are held in memory.
-    const total = emptyUsageMetrics();
-    let outputs: CrewOutput[];
-    try {
-      outputs = await mapConcurrent(inputsList, concurrency, async (inputs) => {
-        const copy = this.copy();
-        copy.rpmLimiter = this.rpmLimiter;
-        copy.trainedData = this.trainedData ??= this.loadTrainedData();
-        // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
-        copy.taskOutputStore = DISCARDED_OUTPUTS;
-        copy.knowledge = this.crewKnowledge();
-        try {
-          return await copy.kickoff(inputs);
-        } finally {
-          // A failed run's usage is what it used until it failed. mapConcurrent waits for every run in
-          // flight before it rethrows, so each run is counted here, once.
-          addToUsageMetrics(total, copy.usageMetrics);
-        }
-      });
-    } finally {
-      this.usageMetrics = total;
-    }
+    // Each copy is made when its turn comes and dropped when its run ends (its tokens added to the
+    // crew's then), so only running copies are held in memory.
+    const total = (this.usageMetrics = emptyUsageMetrics());
+    const outputs = await mapConcurrent(inputsList, concurrency, async (inputs) => {
+      const copy = this.copy();
+      copy.rpmLimiter = this.rpmLimiter;
+      copy.trainedData = this.trainedData ??= this.loadTrainedData();
+      // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
+      copy.taskOutputStore = DISCARDED_OUTPUTS;
+      copy.knowledge = this.crewKnowledge();
+      try {
+        return await copy.kickoff(inputs);
+      } finally {
+        // A failed run's usage is what it used until it failed. mapConcurrent waits for every run in
+        // flight before it rethrows, so each run is counted here, once.
+        addToUsageMetrics(total, copy.usageMetrics);
+      }
+    });
     // As CrewAI: a batch leaves no kickoff to replay.
     try {
       await new ReplayRecorder(this.taskOutputStore).reset();

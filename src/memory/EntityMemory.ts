@@ -1,10 +1,8 @@
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
-import { resolveEmbedder, type EmbedderSpec } from "../knowledge/embedders/resolveEmbedder.js";
+import type { EmbedderSpec } from "../knowledge/embedders/resolveEmbedder.js";
 import type { SearchDocument, SearchStore } from "../knowledge/store/SearchStore.js";
-import { SQLiteSearchStore } from "../knowledge/store/SQLiteSearchStore.js";
-import { storagePath } from "../storage/storageDir.js";
 import { entityKey, entityText, mergeEntities, parseEntities, type Entity } from "./Entity.js";
-import { splitMetadata, storeCandidates, storedMetadata } from "./memoryText.js";
+import { memoryStore, splitMetadata, storeCandidates, storedMetadata } from "./memoryText.js";
 import { QueuedMemory, type Candidate, type CandidateQuery } from "./QueuedMemory.js";
 import { resolveScoring, type MemoryScoring } from "./scoring.js";
 import type { MetadataValue } from "./types.js";
@@ -41,13 +39,7 @@ export class EntityMemory extends QueuedMemory<EntityRecord> {
 
   constructor(options: EntityMemoryOptions = {}) {
     super(resolveScoring(options.scoring));
-    if (options.store) {
-      this.store = options.store;
-    } else {
-      const embedder = options.embedder === undefined ? undefined : resolveEmbedder(options.embedder);
-      const path = options.path ?? storagePath(ENTITY_MEMORY_DB_FILE);
-      this.store = new SQLiteSearchStore({ path, collection: "entities", ...(embedder ? { embedder } : {}) });
-    }
+    this.store = memoryStore(options, ENTITY_MEMORY_DB_FILE, "entities");
   }
 
   /** Saves an Entity or a list of them ({ name, type?, description?, relationships? }). */

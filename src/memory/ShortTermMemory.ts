@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
-import { resolveEmbedder, type EmbedderSpec } from "../knowledge/embedders/resolveEmbedder.js";
+import type { EmbedderSpec } from "../knowledge/embedders/resolveEmbedder.js";
 import type { SearchDocument, SearchStore } from "../knowledge/store/SearchStore.js";
-import { SQLiteSearchStore } from "../knowledge/store/SQLiteSearchStore.js";
-import { storagePath } from "../storage/storageDir.js";
-import { memoryText, storeCandidates, storedMetadata } from "./memoryText.js";
+import { memoryStore, memoryText, storeCandidates, storedMetadata } from "./memoryText.js";
 import { QueuedMemory, type Candidate, type CandidateQuery } from "./QueuedMemory.js";
 import { resolveScoring, SHORT_TERM_HALF_LIFE_DAYS, type MemoryScoring } from "./scoring.js";
 import type { MetadataValue } from "./types.js";
@@ -35,13 +33,7 @@ export class ShortTermMemory extends QueuedMemory<SearchDocument> {
 
   constructor(options: ShortTermMemoryOptions = {}) {
     super(resolveScoring(options.scoring, SHORT_TERM_HALF_LIFE_DAYS));
-    if (options.store) {
-      this.store = options.store;
-    } else {
-      const embedder = options.embedder === undefined ? undefined : resolveEmbedder(options.embedder);
-      const path = options.path ?? storagePath(SHORT_TERM_MEMORY_DB_FILE);
-      this.store = new SQLiteSearchStore({ path, collection: "short_term", ...(embedder ? { embedder } : {}) });
-    }
+    this.store = memoryStore(options, SHORT_TERM_MEMORY_DB_FILE, "short_term");
   }
 
   /** Scopes the memory to a run: later saves carry `runId` and searches return only that run's items. */

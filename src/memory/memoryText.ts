@@ -1,6 +1,10 @@
 import { createRequire } from "node:module";
 import type * as YAML from "yaml";
+import type { Embedder } from "../knowledge/embedders/Embedder.js";
+import { resolveEmbedder, type EmbedderSpec } from "../knowledge/embedders/resolveEmbedder.js";
 import type { SearchStore } from "../knowledge/store/SearchStore.js";
+import { SQLiteSearchStore } from "../knowledge/store/SQLiteSearchStore.js";
+import { storagePath } from "../storage/storageDir.js";
 import { MemoryValueError } from "./errors.js";
 import { clamp01 } from "./scoring.js";
 import type { MemoryItem, MetadataValue } from "./types.js";
@@ -58,4 +62,11 @@ export async function storeCandidates(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   return results.map((result) => ({ id: result.id, content: result.content, relevance: result.score, ...splitMetadata(result.metadata) }));
+}
+
+/** A memory's store: the one given, else a SQLiteSearchStore (collection `collection`) on `path` or `file` in the storage directory. */
+export function memoryStore(options: { store?: SearchStore; embedder?: EmbedderSpec | Embedder; path?: string }, file: string, collection: string): SearchStore {
+  if (options.store) return options.store;
+  const embedder = options.embedder === undefined ? undefined : resolveEmbedder(options.embedder);
+  return new SQLiteSearchStore({ path: options.path ?? storagePath(file), collection, ...(embedder ? { embedder } : {}) });
 }
