@@ -63,7 +63,7 @@ export class Agent {
   /** Set by training: guidance added to the system prompt. */
   trainedInstructions?: string;
   readonly options: Readonly<AgentOptions>;
-  private readonly rpmLimiter?: RpmLimiter;
+  private rpmLimiter?: RpmLimiter;
   private readonly embedder?: Embedder;
 
   constructor(options: AgentOptions) {
@@ -105,18 +105,25 @@ export class Agent {
     return result.output;
   }
 
-  /** Like executeTask, with the executor's full result (usage, history). Used by Task and Crew. */
-  async executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}): Promise<ExecutorResult> {
+  /**
+   * Like executeTask, with the executor's full result (usage, history). Used by Task and Crew.
+   * `usage`, when given, also receives every token this call spends (knowledge, reasoning, the loop).
+   */
+  async executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}, usage?: UsageMetrics): Promise<ExecutorResult> {
     // A verbose agent shows its own run, unless a verbose crew already shows it.
     const release = this.verbose ? VerbosePrinter.acquire({ key: this.id, match: (s) => s.agentId === this.id, unlessCovered: { ...source, agentId: this.id } }) : undefined;
     try {
-      return await this.runTask(task, context, tools, source);
+      return await this.runTask(task, context, tools, source, usage);
     } finally {
       await release?.();
     }
   }
 
-  private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource): Promise<ExecutorResult> {
+  private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics): Promise<ExecutorResult> {
+    const count = (spent: UsageMetrics): void => {
+      addToUsageMetrics(this.usageMetrics, spent);
+      if (callUsage) addToUsageMetrics(callUsage, spent);
+    };
     const activeTools = tools ?? this.tools;
     const fullSource: CallSource = { agentId: this.id, agentRole: this.role, ...source };
     if (task.id !== undefined) fullSource.taskId = task.id;
@@ -125,14 +132,16 @@ export class Agent {
     if (this.options.injectDate) taskPrompt += prompts.currentDate(formatDate(new Date(), this.options.dateFormat ?? "%Y-%m-%d"));
     const knowledge = this.ownKnowledge();
     if (knowledge || this.crewKnowledge) {
+      const spent = emptyUsageMetrics();
       taskPrompt += await retrieveKnowledge(`${task.description}\n${task.expectedOutput}`.trim(), {
         agentKnowledge: knowledge,
         crewKnowledge: this.crewKnowledge,
         config: this.options.knowledgeConfig ?? {},
         llm: this.llm,
-        usage: this.usageMetrics,
+        usage: spent,
         source: fullSource,
       });
+      count(spent);
     }
     const memory = this.memoryForTask();
     if (memory) {
@@ -141,7 +150,7 @@ export class Agent {
     }
     if (this.options.reasoning) {
       const plan = await planBeforeActing(this.llm, this, taskPrompt, activeTools, fullSource, this.options.maxReasoningAttempts ?? 1);
-      addToUsageMetrics(this.usageMetrics, plan.usage);
+      count(plan.usage);
       if (plan.plan) taskPrompt += `\n\nReasoning Plan:\n${plan.plan}`;
     }
     if (eventBus.hasListeners("agent_execution_started")) {
@@ -150,6 +159,7 @@ export class Agent {
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await this.runLoop(taskPrompt, activeTools, fullSource);
+        count(result.usage);
         if (eventBus.hasListeners("agent_execution_completed")) {
           eventBus.emit("agent_execution_completed", { ...fullSource, agentId: this.id, agentRole: this.role, output: result.output });
         }
@@ -178,20 +188,16 @@ export class Agent {
     if (!request.trim()) throw new AgentConfigError("agent.kickoff needs a non-empty message: pass what the agent should do.");
     const task: AgentTask = { description: request, expectedOutput: "" };
     if (options.outputSchema) task.expectedOutput = prompts.jsonOutput(schemaToJsonText(options.outputSchema));
-    const before = { ...this.usageMetrics };
-    const result = await this.executeTaskDetailed(task);
+    // Counted per call, not as a difference of the agent's totals: kickoffs may run at the same time.
+    const usage = emptyUsageMetrics();
+    const result = await this.executeTaskDetailed(task, undefined, undefined, {}, usage);
     let parsed: z.infer<S> | undefined;
     if (options.outputSchema) {
       const conversion = await convertToSchema(result.output, options.outputSchema, { llm: this.llm, source: { agentId: this.id, agentRole: this.role } });
       addToUsageMetrics(this.usageMetrics, conversion.usage);
+      addToUsageMetrics(usage, conversion.usage);
       parsed = conversion.parsed;
     }
-    const usage: UsageMetrics = {
-      promptTokens: this.usageMetrics.promptTokens - before.promptTokens,
-      completionTokens: this.usageMetrics.completionTokens - before.completionTokens,
-      totalTokens: this.usageMetrics.totalTokens - before.totalTokens,
-      successfulRequests: this.usageMetrics.successfulRequests - before.successfulRequests,
-    };
     return new AgentOutput<z.infer<S>>({ raw: result.output, parsed, agentRole: this.role, usageMetrics: usage, messages: result.messages });
   }
 
@@ -216,7 +222,18 @@ export class Agent {
 
   /** A copy with the same options (original, uninterpolated texts), the same LLM and tools, and fresh state. */
   copy(): Agent {
-    const copied = new Agent({ ...this.options, llm: this.llm, tools: [...this.tools], ...(this.functionCallingLLM ? { functionCallingLLM: this.functionCallingLLM } : {}) });
+    // A subclass copies as itself (its constructor takes the same options).
+    const Ctor = this.constructor as new (options: AgentOptions) => Agent;
+    const options: AgentOptions = { ...this.options, llm: this.llm, tools: [...this.tools], ...(this.functionCallingLLM ? { functionCallingLLM: this.functionCallingLLM } : {}) };
+    const copied = withTrustedConstruction(() => new Ctor(options));
+    // Settings changed since construction (a manager allowed to delegate, maxIter set by hand) carry over.
+    copied.maxIter = this.maxIter;
+    copied.maxRetryLimit = this.maxRetryLimit;
+    copied.allowDelegation = this.allowDelegation;
+    copied.verbose = this.verbose;
+    copied.cache = this.cache;
+    copied.respectContextWindow = this.respectContextWindow;
+    if (this.maxExecutionTime !== undefined) copied.maxExecutionTime = this.maxExecutionTime;
     copied.role = this.role;
     copied.goal = this.goal;
     copied.backstory = this.backstory;
@@ -226,6 +243,27 @@ export class Agent {
     const knowledge = this.ownKnowledge();
     if (knowledge) copied.knowledge = knowledge;
     return copied;
+  }
+
+  /**
+   * The agent one run works with: a copy with the same id (events, verbose output and memory still
+   * name this agent), so a crew's concurrent kickoffs never share an agent's per-kickoff state.
+   * Fold its usage back with `absorbRun`.
+   */
+  copyForRun(): Agent {
+    const copied = this.copy();
+    (copied as { id: string }).id = this.id;
+    // maxRpm holds for the agent across all its runs.
+    if (this.rpmLimiter) copied.rpmLimiter = this.rpmLimiter;
+    return copied;
+  }
+
+  /** Takes in what a run copy (see copyForRun) did: its tokens, and its texts as that run filled them in. */
+  absorbRun(run: Agent): void {
+    addToUsageMetrics(this.usageMetrics, run.usageMetrics);
+    this.role = run.role;
+    this.goal = run.goal;
+    this.backstory = run.backstory;
   }
 
   /** Replaces `{placeholders}` in role, goal and backstory from the original texts. */
@@ -265,9 +303,7 @@ export class Agent {
       ...(this.options.stream ? { stream: true } : {}),
     });
     const run = executor.run();
-    const result = controller ? await withTimeout(run, controller, this.maxExecutionTime!) : await run;
-    addToUsageMetrics(this.usageMetrics, result.usage);
-    return result;
+    return controller ? await withTimeout(run, controller, this.maxExecutionTime!) : await run;
   }
 }
 

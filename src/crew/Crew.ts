@@ -10,24 +10,26 @@ import { matchCrew, VerbosePrinter } from "../events/VerbosePrinter.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { SQLiteTaskOutputStore } from "../storage/SQLiteTaskOutputStore.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
-import { interpolate, type Task, type TaskOutput } from "../task/index.js";
+import type { Task, TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
 import { CrewOutput } from "./CrewOutput.js";
 import { crewOptionsSchema, type CrewOptions, type KickoffInputs } from "./CrewOptions.js";
 import { CrewReplayError, CrewValidationError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
 import { createMemorySet, flushMemories, rememberTask, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
-import type { KickoffMemory, MemorySet } from "../memory/MemorySet.js";
+import { enabledMemories, type KickoffMemory, type MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
+import { runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
 import { KickoffScope } from "./KickoffScope.js";
+import { RunMembers } from "./RunMembers.js";
 import { mapConcurrent } from "./mapConcurrent.js";
 import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
 import { DISCARDED_OUTPUTS, prepareReplay, ReplayRecorder } from "./replay.js";
 import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
-import { loadTrainedAgents, trainCrew, trainedInstructionsFor, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
+import { loadTrainedAgents, trainCrew, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
 
 /**
@@ -61,6 +63,10 @@ export class Crew {
   // The outputs of the latest kickoff, for replay (the copies kickoffForEach makes keep theirs in memory).
   private taskOutputStore: TaskOutputStore;
   private trainedData: Promise<TrainedAgentsData | undefined> | undefined;
+  // A copy kickoffForEach runs once works on its own agents and tasks, with no further copies.
+  private runsInPlace = false;
+  // The kickoff that started last: the one whose task outputs are kept for replay.
+  private latestRun: object | undefined;
   private readonly logFile: TaskLogFile | undefined;
 
   constructor(options: CrewOptions) {
@@ -116,6 +122,7 @@ export class Crew {
       // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
       copy.taskOutputStore = DISCARDED_OUTPUTS;
       copy.knowledge = this.crewKnowledge();
+      copy.runsInPlace = true;
       try {
         return await copy.kickoff(inputs);
       } finally {
@@ -208,6 +215,23 @@ export class Crew {
   }
 
   /**
+   * Releases at once what the crew holds open: its task output store, memories and knowledge (storage
+   * handles are pooled and also close by themselves when idle). The crew stays usable: a later
+   * kickoff opens what it needs again.
+   */
+  async close(): Promise<void> {
+    const closing: Promise<unknown>[] = [this.taskOutputStore.close()];
+    for (const { memory } of enabledMemories(this.memories)) closing.push(memory.close());
+    if (this.knowledge) closing.push(this.knowledge.close());
+    for (const agent of this.participants()) {
+      const knowledge = agent.knowledgeBase();
+      if (knowledge) closing.push(knowledge.close());
+    }
+    const failures = (await Promise.allSettled(closing)).flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
+    if (failures.length > 0) throw new AggregateError(failures, `Crew '${this.name}' could not close ${failures.length} of its stores.`);
+  }
+
+  /**
    * Searches the crew's knowledge with each query and returns the best snippets (merged, best first).
    * Without knowledgeSources there is nothing to search: an empty list.
    */
@@ -238,13 +262,26 @@ export class Crew {
         "Replay is not supported for hierarchical process: the manager decides who does each task, so earlier steps cannot be restored. Run kickoff() again instead.",
       );
     }
-    const { startIndex, storedInputs } = await prepareReplay(this.taskOutputStore, taskId, this.tasks);
-    return this.run(inputs ?? storedInputs, { startIndex }, { replaying: true, beforeKickoff: inputs !== undefined });
+    return this.run(inputs, {}, { replayTaskId: taskId, beforeKickoff: inputs !== undefined });
   }
 
   /** One kickoff; `execute` and `mode` let replay start part-way (see ExecuteTasksOptions). */
   private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
-    const replaying = mode.replaying ?? false;
+    // This kickoff's own copies of the agents and tasks (kickoffForEach's crew copies are already its own).
+    const members = new RunMembers(this.agents, this.tasks, this.runsInPlace);
+    try {
+      if (mode.replayTaskId !== undefined) {
+        const { startIndex, storedInputs } = await prepareReplay(this.taskOutputStore, mode.replayTaskId, members.tasks);
+        return await this.runMembers(members, inputs ?? storedInputs, { ...execute, startIndex }, mode);
+      }
+      return await this.runMembers(members, inputs, execute, mode);
+    } finally {
+      members.absorb();
+    }
+  }
+
+  private async runMembers(members: RunMembers, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<CrewOutput> {
+    const replaying = mode.replayTaskId !== undefined;
     const knowledge = this.crewKnowledge();
     const memory = startKickoffMemory(this.memories, this.options.memoryConfig);
     const scope = new KickoffScope({
@@ -260,35 +297,33 @@ export class Crew {
     const releaseVerbose = this.options.verbose
       ? VerbosePrinter.acquire({
           key: this.id,
-          match: matchCrew(this.id, () => [...this.participants(), ...(this.manager ? [this.manager] : [])]),
+          match: matchCrew(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])]),
           ...(logFile ? { onRecord: (r) => logFile.appendRecord(r) } : {}),
         })
       : undefined;
     try {
-      const finalInputs = mode.beforeKickoff === false ? inputs : await this.runBeforeKickoff(inputs);
+      const finalInputs = mode.beforeKickoff === false ? inputs : await runBeforeKickoff(this.options.beforeKickoff, inputs);
       if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
-      this.interpolateInputs(finalInputs ?? {});
-      await this.applyTrainedData();
-      for (const agent of this.participants()) scope.enlist(agent);
+      members.interpolate(finalInputs ?? {});
+      await this.applyTrainedData(members);
+      for (const agent of members.participants()) scope.enlist(agent);
       if (this.options.planning) {
-        const { plans, usage } = await planTasks(this.tasks, this.agents, {
+        const { plans, usage } = await planTasks(members.tasks, members.agents, {
           ...(this.options.planningLLM !== undefined ? { llm: this.options.planningLLM } : {}),
           source,
         });
-        applyPlans(this.tasks, plans);
+        applyPlans(members.tasks, plans);
         scope.addUsage(usage);
       }
-      const recorder = new ReplayRecorder(this.taskOutputStore);
+      // Concurrent kickoffs: the store keeps the kickoff that started last.
+      const recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
       if (!replaying) await recorder.reset();
-      const outputs = await this.runProcess(scope, execute, finalInputs ?? {}, { recorder, replaying, memory });
+      const outputs = await this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory });
       // The last evaluations' tokens belong to this kickoff's usage.
       await memory?.settle();
-      let output = CrewOutput.fromTaskOutputs(outputs, scope.usage());
-      this.usageMetrics = { ...output.tokenUsage };
-      for (const hook of this.options.afterKickoff ?? []) {
-        const next = await hook(output);
-        if (next !== undefined) output = next;
-      }
+      const built = CrewOutput.fromTaskOutputs(outputs, scope.usage());
+      this.usageMetrics = { ...built.tokenUsage };
+      const output = await runAfterKickoff(this.options.afterKickoff, built);
       if (eventBus.hasListeners("crew_kickoff_completed")) {
         eventBus.emit("crew_kickoff_completed", { ...source, output: output.raw, tokenUsage: { ...output.tokenUsage } });
       }
@@ -304,8 +339,6 @@ export class Crew {
       // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
       if (memory) await flushMemories(memory);
       await releaseVerbose?.();
-      // The store stays open for the next kickoff or replay: an open libsql client does not keep the
-      // process alive, and reopening it costs more than a whole task's orchestration.
     }
   }
 
@@ -313,32 +346,12 @@ export class Crew {
    * Gives each agent the guidance `crew.train` saved for its role, when a trained file exists. A broken
    * trainedAgentsFile fails the kickoff; a broken default file only warns, as it was never asked for.
    */
-  private async applyTrainedData(): Promise<void> {
+  private async applyTrainedData(members: RunMembers): Promise<void> {
     // Read once per crew (and shared with kickoffForEach's copies); train() forgets it.
     this.trainedData ??= this.loadTrainedData();
     const data = await this.trainedData;
     if (!data) return;
-    for (const agent of this.participants()) {
-      const instructions = trainedInstructionsFor(data, agent.role);
-      if (instructions !== undefined) agent.trainedInstructions = instructions;
-    }
-  }
-
-  private async runBeforeKickoff(inputs: KickoffInputs | undefined): Promise<KickoffInputs | undefined> {
-    if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))) {
-      throw new TypeError(`kickoff inputs must be a plain object of placeholder values, e.g. kickoff({ topic: "AI" }); got ${Array.isArray(inputs) ? "an array" : typeof inputs}.`);
-    }
-    let current = inputs === undefined ? undefined : { ...inputs };
-    for (const hook of this.options.beforeKickoff ?? []) {
-      const next = await hook(current ?? {});
-      current = next ?? current ?? {};
-    }
-    return current;
-  }
-
-  private interpolateInputs(inputs: KickoffInputs): void {
-    for (const task of this.tasks) task.interpolateInputs(inputs);
-    for (const agent of this.participants()) agent.interpolateInputs(inputs, interpolate);
+    members.applyTrainedData(data);
   }
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */
@@ -349,14 +362,16 @@ export class Crew {
   }
 
   private async runProcess(
+    members: RunMembers,
     scope: KickoffScope,
     execute: ExecuteTasksOptions,
     inputs: KickoffInputs,
     { recorder, replaying, memory }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined },
   ): Promise<TaskOutput[]> {
+    const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
     const hooks: TaskRunHooks = {
       onTaskCompleted: async (task, output) => {
-        if (memory) rememberTask(memory, task, output, { crewId: this.id, agents: [...this.participants(), ...(this.manager ? [this.manager] : [])] });
+        if (memory) rememberTask(memory, task, output, { crewId: this.id, agents: [...members.participants(), ...(manager ? [manager] : [])] });
         await this.afterTask(task, output);
       },
       // Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log).
@@ -364,16 +379,21 @@ export class Crew {
         recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),
     };
     const runOptions = { ...execute, source: { crewId: this.id } };
-    if (this.process === Process.hierarchical) {
-      this.manager ??= createManagerAgent({
-        ...(this.options.managerAgent ? { managerAgent: this.options.managerAgent } : {}),
-        ...(this.options.managerLLM !== undefined ? { managerLLM: this.options.managerLLM } : {}),
-        ...(this.options.verbose !== undefined ? { verbose: this.options.verbose } : {}),
-      });
-      scope.enlist(this.manager);
-      return executeTasks(this.tasks, hierarchicalAssignment(this.manager, this.agents), hooks, runOptions);
+    if (manager) {
+      scope.enlist(manager);
+      return executeTasks(members.tasks, hierarchicalAssignment(manager, members.agents), hooks, runOptions);
     }
-    return executeTasks(this.tasks, sequentialAssignment(this.agents), hooks, runOptions);
+    return executeTasks(members.tasks, sequentialAssignment(members.agents), hooks, runOptions);
+  }
+
+  /** The manager of a hierarchical crew (made on first use); each kickoff works on its own copy of it. */
+  private managerAgent(): Agent {
+    this.manager ??= createManagerAgent({
+      ...(this.options.managerAgent ? { managerAgent: this.options.managerAgent } : {}),
+      ...(this.options.managerLLM !== undefined ? { managerLLM: this.options.managerLLM } : {}),
+      ...(this.options.verbose !== undefined ? { verbose: this.options.verbose } : {}),
+    });
+    return this.manager;
   }
 
   private async afterTask(task: Task, output: TaskOutput): Promise<void> {
@@ -384,14 +404,16 @@ export class Crew {
       status: "completed",
       output: output.raw,
     });
-    // As CrewAI: the crew's callback stands in for tasks without their own.
-    if (this.options.taskCallback && !task.options.callback) await this.options.taskCallback(output);
+    // As CrewAI: the crew's callback runs after every task, after the task's own callback.
+    const callback = this.options.taskCallback;
+    if (callback && callback !== task.options.callback) await callback(output);
   }
 }
 
 /** How `run` treats a kickoff: a replay keeps the stored outputs; hooks may be skipped for stored inputs. */
 interface RunMode {
-  replaying?: boolean;
+  /** Replay the latest kickoff from this task on. */
+  replayTaskId?: string;
   /** Run the before-kickoff hooks on the inputs (default true). */
   beforeKickoff?: boolean;
 }

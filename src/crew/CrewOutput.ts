@@ -1,6 +1,7 @@
 import { emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { TaskOutput } from "../task/index.js";
 import { asJsonDict, outputText } from "../task/TaskOutput.js";
+import { CrewOutputError } from "./errors.js";
 
 /** The fields a CrewOutput is built from. */
 export interface CrewOutputInit<T = unknown> {
@@ -33,9 +34,13 @@ export class CrewOutput<T = unknown> {
    * so a skipped conditional task at the end does not blank the result (CrewAI's _create_crew_output).
    */
   static fromTaskOutputs(tasksOutput: TaskOutput[], tokenUsage: UsageMetrics): CrewOutput {
-    if (tasksOutput.length === 0) throw new Error("No task outputs available to create crew output.");
     const final = tasksOutput.findLast((output) => output.raw !== "");
-    if (!final) throw new Error("No valid task outputs available to create crew output: every task produced an empty answer.");
+    if (!final) {
+      // A task an agent ran has the agent's conversation; a skipped one has none.
+      throw new CrewOutputError(
+        tasksOutput.map((output) => ({ task: output.name ?? output.description, agent: output.agent, reason: output.messages.length > 0 ? "empty_answer" : "skipped" })),
+      );
+    }
     return new CrewOutput({ raw: final.raw, parsed: final.parsed, tasksOutput, tokenUsage });
   }
 

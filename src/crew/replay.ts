@@ -76,7 +76,15 @@ export const DISCARDED_OUTPUTS: TaskOutputStore = {
 export class ReplayRecorder {
   private failed = false;
 
-  constructor(private readonly store: TaskOutputStore) {}
+  /**
+   * `run` and `latest`: when one crew runs kickoffs side by side, only the one that started last
+   * (`latest()` returns its token) writes, so the store holds one whole kickoff, never a mix.
+   */
+  constructor(
+    private readonly store: TaskOutputStore,
+    private readonly run?: object,
+    private readonly latest?: () => object | undefined,
+  ) {}
 
   /** Forgets the previous kickoff. */
   reset(): Promise<void> {
@@ -89,7 +97,7 @@ export class ReplayRecorder {
   }
 
   private async guard(write: () => Promise<void>): Promise<void> {
-    if (this.failed) return;
+    if (this.failed || (this.latest && this.latest() !== this.run)) return;
     try {
       await write();
     } catch (error) {

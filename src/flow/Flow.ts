@@ -3,6 +3,7 @@ import { flowDefinition, type FlowDefinition, type FlowMethodDef } from "./FlowD
 import { flowGraph } from "./FlowGraph.js";
 import { buildState, copyInitialState, type FlowState, type InitialState, isStateSchema, type StateSchema } from "./flowState.js";
 import type { PersistTarget } from "./FlowMethodSpec.js";
+import { FlowStateError } from "./errors.js";
 import { FlowRun } from "./FlowRun.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
@@ -28,6 +29,8 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   maxMethodCalls = 100;
 
   #currentState: Record<string, unknown> | undefined;
+  // Kickoffs of this instance in progress.
+  #running = 0;
   #lastRun: FlowRun | undefined;
   readonly #persistence: FlowPersistence | undefined;
   #defaultPersistence: SQLiteFlowPersistence | undefined;
@@ -57,24 +60,37 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   async kickoff(inputs?: FlowInputs<S>): Promise<unknown> {
     const def = this.#definition;
     const startedAt = performance.now();
+    // A kickoff while another runs on this instance gets a state of its own (see runView).
+    const alongside = this.#running > 0;
+    this.#running++;
     try {
-      if (inputs !== undefined) await this.#applyInputs(inputs);
-      else this.#liveState();
-      const state = this.#liveState();
+      const state = alongside ? await this.#stateFrom(this.#freshBase(), inputs ?? {}) : await this.#ownState(inputs);
+      const instance = alongside ? runView(this, state) : this;
       if (eventBus.hasListeners("flow_started")) {
         eventBus.emit("flow_started", { flowName: def.name, flowId: String(state.id), inputs: { ...inputs } });
       }
-      const run = new FlowRun(this.#runHost(), def, this.maxMethodCalls);
-      this.#lastRun = run;
-      const result = await run.execute();
+      const run = new FlowRun(this.#runHost(instance, alongside ? () => state : () => this.#liveState()), def, this.maxMethodCalls);
+      if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => run.outputs });
+      else this.#lastRun = run;
+      const result = await run.execute().catch((error: unknown) => {
+        throw alongside ? explainViewError(error, def.name) : error;
+      });
       if (eventBus.hasListeners("flow_finished")) {
-        eventBus.emit("flow_finished", { flowName: def.name, flowId: String(this.#liveState().id), result, durationMs: performance.now() - startedAt });
+        eventBus.emit("flow_finished", { flowName: def.name, flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
       }
       return result;
     } finally {
-      // The default backend is ours: close it so a finished kickoff lets the process exit.
-      await this.#defaultPersistence?.close();
+      // The default backend is ours: close it once no kickoff uses it, so a finished kickoff lets the process exit.
+      if (--this.#running === 0) await this.#defaultPersistence?.close();
     }
+  }
+
+  /**
+   * Releases what the flow holds open (the default persistence's storage handle; pooled handles also
+   * close by themselves when idle). The flow stays usable: the next kickoff opens it again.
+   */
+  async close(): Promise<void> {
+    await this.#defaultPersistence?.close();
   }
 
   /** CrewAI's `kickoff_async`; the same as `kickoff`, which is already asynchronous. */
@@ -102,10 +118,22 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     return this.#currentState;
   }
 
-  async #applyInputs(inputs: Record<string, unknown>): Promise<void> {
+  /** The instance's state for a kickoff: the current one (or the initial one) with `inputs` merged in. */
+  async #ownState(inputs: FlowInputs<S> | undefined): Promise<Record<string, unknown>> {
+    if (inputs !== undefined) this.#currentState = await this.#stateFrom(this.#currentState, inputs);
+    return this.#liveState();
+  }
+
+  /** What a kickoff alongside another starts from: the initial state, as a new instance would. */
+  #freshBase(): Record<string, unknown> | undefined {
+    return isStateSchema(this.initialState) ? undefined : copyInitialState(this.initialState);
+  }
+
+  /** The state a kickoff runs on: `inputs` merged over `current` (or the saved state of `inputs.id`). */
+  async #stateFrom(current: Record<string, unknown> | undefined, inputs: Record<string, unknown>): Promise<Record<string, unknown>> {
     const schema = isStateSchema(this.initialState) ? (this.initialState as StateSchema) : undefined;
     // Before the first state exists, fields a schema requires may come from these very inputs.
-    let base = this.#currentState ?? (schema ? {} : copyInitialState(this.initialState));
+    let base = current ?? (schema ? {} : copyInitialState(this.initialState));
     const id = inputs.id;
     if (typeof id === "string" && id.length > 0) {
       const backend = this.#restoreBackend();
@@ -113,7 +141,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       // Over the initial state, so fields added since the save (or dropped by JSON) get their initial values.
       if (stored) base = { ...(schema ? {} : copyInitialState(this.initialState)), ...stored, id };
     }
-    this.#currentState = buildState(this.#definition.name, schema, base, inputs);
+    return buildState(this.#definition.name, schema, base, inputs);
   }
 
   /** Where `kickoff({ id })` looks for a saved state: the instance's backend, else the class's or a method's. */
@@ -129,14 +157,36 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     return (this.#defaultPersistence ??= new SQLiteFlowPersistence());
   }
 
-  #runHost() {
+  #runHost(instance: Flow<S>, state: () => Record<string, unknown>) {
     return {
-      instance: this,
-      state: () => this.#liveState(),
+      instance,
+      state,
       persist: (method: FlowMethodDef) => {
-        const state = this.#liveState();
-        return this.#backendFor(method.persist!).saveState(String(state.id), method.name, state);
+        const current = state();
+        return this.#backendFor(method.persist!).saveState(String(current.id), method.name, current);
       },
     };
   }
+}
+
+/**
+ * The object a kickoff alongside another runs its methods on: it inherits everything from the flow
+ * instance and has its own `state` (and `methodOutputs`), so `this.state` in a method is that run's.
+ * Fields a method assigns land on the view, so runs do not share them either.
+ */
+function runView<F extends object>(flow: F, state: Record<string, unknown>): F {
+  const view = Object.create(flow) as F;
+  Object.defineProperty(view, "state", { get: () => state });
+  return view;
+}
+
+/** A method of a concurrent kickoff that read a #private field gets an error that says why and what to do. */
+function explainViewError(error: unknown, flowName: string): unknown {
+  if (!(error instanceof TypeError) || !/private member|private field/i.test(error.message)) return error;
+  return new FlowStateError(
+    `Flow "${flowName}" was kicked off while another kickoff of the same instance was running, and one of its methods ` +
+      `reads a #private field, which that second run cannot see (${error.message}). Use a TypeScript \`private\` field or ` +
+      "keep such values in the state, or create one flow instance per kickoff.",
+    { cause: error },
+  );
 }

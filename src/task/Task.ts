@@ -159,6 +159,42 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     return copied;
   }
 
+  /**
+   * The task one crew run works with: a copy with the same id (events, replay records and verbose
+   * output still name this task) and the last output (earlier tasks' outputs are a replay's context).
+   * Fold what the run did back with `absorbRun`.
+   */
+  copyForRun(agentFor?: (agent: Agent) => Agent, contextFor?: (task: Task) => Task): Task<S> {
+    const copied = this.copy(agentFor, contextFor);
+    (copied as { id: string }).id = this.id;
+    if (this.output !== undefined) copied.output = this.output;
+    return copied;
+  }
+
+  /** Takes in what a run copy (see copyForRun) did, so the task shows its latest run as after a direct execution. */
+  absorbRun(run: Task<S>): void {
+    this.description = run.description;
+    this.expectedOutput = run.expectedOutput;
+    if (run.outputFile !== undefined) this.outputFile = run.outputFile;
+    if (run.startTime === undefined) return;
+    if (run.output !== undefined) this.output = run.output;
+    this.retryCount = run.retryCount;
+    this.guardrailRetryCounts = run.guardrailRetryCounts;
+    this.startTime = run.startTime;
+    this.endTime = run.endTime;
+    if (run.promptContext !== undefined) this.promptContext = run.promptContext;
+    for (const role of run.processedByAgents) this.processedByAgents.add(role);
+  }
+
+  /** Shows an execution that ended in the task's "last execution" fields. */
+  private showExecution(startTime: Date, context: string, retries: { total: number; perGuardrail: number[] }): void {
+    this.startTime = startTime;
+    this.endTime = new Date();
+    this.promptContext = context;
+    this.retryCount = retries.total;
+    this.guardrailRetryCounts = retries.perGuardrail;
+  }
+
   /** The schema the options are validated with; ConditionalTask extends it. */
   protected optionsSchema(): z.ZodObject {
     return taskOptionsSchema;
@@ -182,12 +218,10 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
       );
     }
     const context = opts.context ?? "";
-    this.promptContext = context;
-    this.startTime = new Date();
-    // Assigned, not deleted: a deleted property turns the object into a slow dictionary-mode one.
-    this.endTime = undefined;
-    this.retryCount = 0;
-    this.guardrailRetryCounts = this.resolvedGuardrails.map(() => 0);
+    // This execution's own counters: executions of one task may run at the same time. The task shows
+    // those of the execution that ended last.
+    const retries = { total: 0, perGuardrail: this.resolvedGuardrails.map(() => 0) };
+    const startTime = new Date();
     this.processedByAgents.add(agent.role);
     const source: CallSource = { ...opts.source, taskId: this.id, agentId: agent.id, agentRole: agent.role };
     if (this.name !== undefined) source.taskName = this.name;
@@ -195,15 +229,15 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     try {
       // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
       const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;
-      const output = await runTaskPipeline(this, { agent, context, tools, source });
+      const output = await runTaskPipeline(this, { agent, context, tools, source, retries });
       this.output = output;
-      this.endTime = new Date();
+      this.showExecution(startTime, context, retries);
       if (this.options.callback) await this.options.callback(output);
       if (this.outputFile !== undefined) await writeOutputFile(this.outputFile, output.toString(), this.createDirectory);
       if (eventBus.hasListeners("task_completed")) eventBus.emit("task_completed", { ...source, taskId: this.id, output: output.raw });
       return output;
     } catch (error) {
-      this.endTime ??= new Date();
+      if (this.startTime !== startTime) this.showExecution(startTime, context, retries);
       if (eventBus.hasListeners("task_failed")) {
         eventBus.emit("task_failed", { ...source, taskId: this.id, error: error instanceof Error ? error.message : String(error) });
       }

@@ -21,6 +21,8 @@ export interface TaskRun {
   context: string;
   tools: BaseTool[] | undefined;
   source: CallSource;
+  /** Guardrail retries of this execution, in all and per guardrail (the task shows them once it ends). */
+  retries: { total: number; perGuardrail: number[] };
 }
 
 /** Runs the agent, converts its answer, and applies the guardrails (with retries); returns the accepted output. */
@@ -97,8 +99,8 @@ async function enforceGuardrail<S extends z.ZodType>(
         retries,
       );
     }
-    task.retryCount++;
-    task.guardrailRetryCounts[index] = retries + 1;
+    run.retries.total++;
+    run.retries.perGuardrail[index] = retries + 1;
     // The original context stays: the agent still needs it, plus what went wrong last time.
     const answer = await runAgent(task, run, joinContext(run.context, taskPrompts.validationError(error, output.raw)));
     output = await buildOutput(task, run, answer);

@@ -166,6 +166,7 @@ describe("crew options a CrewAI user relies on", () => {
         "step: action",
         "step: finish",
         "task callback: bees are busy",
+        "crew task callback: bees are busy",
         "step: action",
         "step: finish",
         "crew task callback: A poem about busy bees",

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import type { AgentStep, RpmLimiter } from "../../src/agent/index.js";
+import { Agent, type AgentStep, type RpmLimiter } from "../../src/agent/index.js";
 import { Crew, CrewMemoryError, CrewOutput } from "../../src/crew/index.js";
 import { eventBus, type CrewtsEvent } from "../../src/events/index.js";
 import type { TaskOutput } from "../../src/task/index.js";
@@ -68,21 +68,27 @@ describe("kickoff hooks and inputs", () => {
 });
 
 describe("task callback and output log file", () => {
-  it("calls taskCallback after each task without a callback of its own", async () => {
+  it("calls taskCallback after every task, after the task's own callback (CrewAI)", async () => {
     const a = fakeAgent("Researcher", [final("one")]);
     const b = fakeAgent("Writer", [final("two")]);
-    const crewSeen: string[] = [];
-    const ownSeen: string[] = [];
+    const seen: string[] = [];
     const crew = new Crew({
       agents: [a.agent, b.agent],
-      tasks: [task("a", a.agent), task("b", b.agent, { callback: (o: TaskOutput) => void ownSeen.push(o.raw) })],
+      tasks: [task("a", a.agent), task("b", b.agent, { callback: (o: TaskOutput) => void seen.push(`own: ${o.raw}`) })],
       taskCallback: async (output) => {
-        crewSeen.push(output.raw);
+        seen.push(`crew: ${output.raw}`);
       },
     });
     await crew.kickoff();
-    expect(crewSeen).toEqual(["one"]);
-    expect(ownSeen).toEqual(["two"]);
+    expect(seen).toEqual(["crew: one", "own: two", "crew: two"]);
+  });
+
+  it("calls a callback that is both the task's and the crew's once per task", async () => {
+    const a = fakeAgent("Researcher", [final("one")]);
+    const seen: string[] = [];
+    const callback = (o: TaskOutput): void => void seen.push(o.raw);
+    await new Crew({ agents: [a.agent], tasks: [task("a", a.agent, { callback })], taskCallback: callback }).kickoff();
+    expect(seen).toEqual(["one"]);
   });
 
   it("appends one JSON line per finished task", async () => {
@@ -152,23 +158,24 @@ describe("tool cache and request limit", () => {
   });
 
   it("puts one request limiter on every agent for the kickoff and removes it after", async () => {
+    // A kickoff works on copies of the agents (see RunMembers): watch those.
+    const copies = vi.spyOn(Agent.prototype, "copyForRun");
+    const runAgents = (): Agent[] => copies.mock.results.map((result) => result.value as Agent);
     const limiters: (RpmLimiter | undefined)[] = [];
-    const a = fakeAgent("Researcher", () => {
-      limiters.push(a.agent.crewRpmLimiter);
-      return final("a");
-    });
-    const b = fakeAgent("Analyst", () => {
-      limiters.push(b.agent.crewRpmLimiter);
-      return final("b");
-    });
+    const seeLimiter = (role: string) => (): string => {
+      limiters.push(runAgents().find((agent) => agent.role === role)?.crewRpmLimiter);
+      return final(role);
+    };
+    const a = fakeAgent("Researcher", seeLimiter("Researcher"));
+    const b = fakeAgent("Analyst", seeLimiter("Analyst"));
     await new Crew({ agents: [a.agent, b.agent], tasks: [task("a", a.agent), task("b", b.agent)], maxRpm: 10 }).kickoff();
+    expect(runAgents().map((agent) => agent.id)).toEqual([a.agent.id, b.agent.id]);
     expect(limiters).toHaveLength(2);
     expect(limiters[0]).toBeDefined();
     expect(limiters[1]).toBe(limiters[0]);
     expect(limiters[0]!.maxRpm).toBe(10);
     expect(limiters[0]!.inWindow).toBe(2);
-    expect(a.agent.crewRpmLimiter).toBeUndefined();
-    expect(b.agent.crewRpmLimiter).toBeUndefined();
+    for (const agent of [a.agent, b.agent, ...runAgents()]) expect(agent.crewRpmLimiter).toBeUndefined();
   });
 
   it("sets no limiter without maxRpm", async () => {

@@ -1,0 +1,25 @@
+import type { CrewOutput } from "./CrewOutput.js";
+import type { CrewOptions, KickoffInputs } from "./CrewOptions.js";
+
+/** The inputs after the crew's before-kickoff hooks, each given the previous one's result (CrewAI's before_kickoff_callbacks). */
+export async function runBeforeKickoff(hooks: CrewOptions["beforeKickoff"], inputs: KickoffInputs | undefined): Promise<KickoffInputs | undefined> {
+  if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))) {
+    throw new TypeError(`kickoff inputs must be a plain object of placeholder values, e.g. kickoff({ topic: "AI" }); got ${Array.isArray(inputs) ? "an array" : typeof inputs}.`);
+  }
+  let current = inputs === undefined ? undefined : { ...inputs };
+  for (const hook of hooks ?? []) {
+    const next = await hook(current ?? {});
+    current = next ?? current ?? {};
+  }
+  return current;
+}
+
+/** The output after the crew's after-kickoff hooks; a hook that returns nothing keeps the output as it is. */
+export async function runAfterKickoff(hooks: CrewOptions["afterKickoff"], output: CrewOutput): Promise<CrewOutput> {
+  let current = output;
+  for (const hook of hooks ?? []) {
+    const next = await hook(current);
+    if (next !== undefined) current = next;
+  }
+  return current;
+}
