@@ -6,6 +6,7 @@ import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge } from "../knowledge/Knowledge.js";
 import { LLMError } from "../llm/errors.js";
+import { hideSecrets } from "../llm/hideSecrets.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM, CallSource, ChatMessage } from "../llm/types.js";
@@ -72,7 +73,8 @@ export class Agent {
       const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
       throw new AgentConfigError(`Invalid Agent options: ${issues.join("; ")}.`);
     }
-    this.options = { ...options };
+    // Kept as given, but an embedder key in them must not show when the agent is logged or serialized.
+    this.options = hideSecrets(options);
     this.role = options.role;
     this.goal = options.goal;
     this.backstory = options.backstory;
@@ -187,7 +189,7 @@ export class Agent {
     const request = typeof messages === "string" ? messages : messages.map((m) => (m.role === "system" ? m.content : `${m.role}: ${m.content}`)).join("\n\n");
     if (!request.trim()) throw new AgentConfigError("agent.kickoff needs a non-empty message: pass what the agent should do.");
     const task: AgentTask = { description: request, expectedOutput: "" };
-    if (options.outputSchema) task.expectedOutput = prompts.jsonOutput(schemaToJsonText(options.outputSchema));
+    if (options.outputSchema) task.expectedOutput = prompts.answerAsJson(schemaToJsonText(options.outputSchema));
     // Counted per call, not as a difference of the agent's totals: kickoffs may run at the same time.
     const usage = emptyUsageMetrics();
     const result = await this.executeTaskDetailed(task, undefined, undefined, {}, usage);

@@ -5,7 +5,7 @@ import type { BaseLLM, CallSource, ChatMessage, LLMCallOptions, LLMResult } from
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolRunner } from "../tools/ToolRunner.js";
 import { ContextWindowExceededError } from "./errors.js";
-import { FINAL_ANSWER_ACTION, OutputParserError, parseReAct } from "./parser.js";
+import { FINAL_ANSWER_ACTION, OutputParserError, plainAnswer, readReply } from "./parser.js";
 import { prompts } from "./prompts.js";
 import type { RpmLimiter } from "./RpmLimiter.js";
 import type { AgentLogStep } from "../events/types.js";
@@ -96,7 +96,7 @@ export class AgentExecutor {
     const text = truncateAtStop(result.text, this.config.stop);
     let parsed;
     try {
-      parsed = parseReAct(text);
+      parsed = readReply(text);
     } catch (error) {
       if (!(error instanceof OutputParserError)) throw error;
       this.messages.push({ role: "user", content: error.message });
@@ -199,10 +199,10 @@ export class AgentExecutor {
   }
 }
 
-/** The text after the last "Final Answer:", or the whole text trimmed when the model answered without the keyword. */
+/** The text after the last "Final Answer:", or, when the model answered without the keyword, its plain answer (see plainAnswer). */
 export function extractFinalAnswer(text: string): string {
   const at = text.lastIndexOf(FINAL_ANSWER_ACTION);
-  return (at >= 0 ? text.slice(at + FINAL_ANSWER_ACTION.length) : text).trim();
+  return at >= 0 ? text.slice(at + FINAL_ANSWER_ACTION.length).trim() : plainAnswer(text);
 }
 
 /** Cuts the text at the first stop sequence, for models that ignore stop words. */

@@ -108,6 +108,41 @@ export function parseReAct(text: string): AgentAction | AgentFinish {
   throw new OutputParserError(FORMAT_WITHOUT_TOOLS_INSTRUCTIONS, text);
 }
 
+// An `Action:` keyword at the start of a line (after any Markdown bold or list marker): a reply that has one
+// meant to use a tool, so a broken one is sent back for correction. Prose that merely contains the word
+// ("a call to Action: ...") is not an action.
+const ACTION_LINE_REGEX = /^[\s>*_#-]*Action\s*\d*\s*(?:Input\s*\d*\s*)?:/m;
+const LEADING_THOUGHT_REGEX = /^\s*\**Thought\**\s*:[^\n]*(?:\n|$)/;
+
+/**
+ * Reads a reply of the text protocol the way current CrewAI does: a tool action or a `Final Answer:` as
+ * parseReAct reads them, and any other reply as the final answer itself (a model asked a plain question
+ * often answers in plain text, and one asked for JSON sends bare JSON). Only a reply that tried to use a
+ * tool and got the format wrong (an `Action:` line without a usable `Action Input:`) throws
+ * OutputParserError, whose message is the correction to send back.
+ */
+export function readReply(text: string): AgentAction | AgentFinish {
+  try {
+    return parseReAct(text);
+  } catch (error) {
+    if (!(error instanceof OutputParserError) || ACTION_LINE_REGEX.test(text)) throw error;
+    return { type: "finish", thought: leadingThought(text), output: plainAnswer(text), text };
+  }
+}
+
+/** A reply without the `Final Answer:` keyword as an answer: the whole text, without a leading `Thought:` line. */
+export function plainAnswer(text: string): string {
+  const thought = LEADING_THOUGHT_REGEX.exec(text);
+  if (!thought) return text.trim();
+  const rest = text.slice(thought[0].length).trim();
+  // A reply that is nothing but a thought: its words are the answer.
+  return rest !== "" ? rest : thought[0].replace(/^\s*\**Thought\**\s*:/, "").trim();
+}
+
+function leadingThought(text: string): string {
+  return LEADING_THOUGHT_REGEX.exec(text)?.[0].trim() ?? "";
+}
+
 /** Turns an action input into tool arguments; anything but a JSON object is rejected with a message for the model. */
 export function parseToolInput(
   toolInput: string,

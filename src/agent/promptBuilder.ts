@@ -42,8 +42,10 @@ export function buildMessages(agent: PromptAgent, taskPrompt: string, tools: rea
   if (tools.length === 0) system += prompts.noToolsFormat;
   else if (nativeTools) system += prompts.nativeToolsNote;
   else system += prompts.toolsFormat(tools.map((t) => t.describe()).join("\n"), tools.map((t) => t.sanitizedName).join(", "));
-  let user = nativeTools ? prompts.nativeTask(taskPrompt) : prompts.task(taskPrompt);
-  const stop = nativeTools ? [] : [OBSERVATION_STOP];
+  // The ReAct protocol (and its stop word) only where the model may use tools through text.
+  const react = tools.length > 0 && !nativeTools;
+  let user = react ? prompts.task(taskPrompt) : prompts.nativeTask(taskPrompt);
+  const stop = react ? [OBSERVATION_STOP] : [];
 
   const { systemTemplate, promptTemplate, responseTemplate, useSystemPrompt } = agent.options;
   if (systemTemplate) system = systemTemplate.replaceAll("{{ .System }}", system);

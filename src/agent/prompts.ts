@@ -17,11 +17,8 @@ export const prompts = {
     "When you have everything you need, answer in this format instead:\n\n```\n" +
     "Thought: I now know the final answer\nFinal Answer: your complete final answer\n```",
 
-  noToolsFormat:
-    "\nGive your final answer in this exact format:\n\n" +
-    "Thought: I now can give a great answer\n" +
-    "Final Answer: your complete and best final answer, covering everything the task asks for\n\n" +
-    "Always use this format.",
+  // Without tools there is no protocol to follow: the model answers directly, and its reply is the answer.
+  noToolsFormat: "\nReply with your complete and best final answer itself, covering everything the task asks for.",
 
   nativeToolsNote:
     "\nYou may call the tools you are given whenever they help. When you have everything you need, reply with your complete final answer as plain text.",
@@ -29,6 +26,7 @@ export const prompts = {
   task: (input: string): string =>
     `\nCurrent Task: ${input}\n\nBegin! Use the tools you have when they help, and give your best Final Answer.\n\nThought:`,
 
+  /** The task message when the reply is the answer itself (native tool calls, or no tools at all). */
   nativeTask: (input: string): string => `\nCurrent Task: ${input}\n\nBegin! Give your best, complete answer.`,
 
   expectedOutput: (expected: string): string =>
@@ -57,6 +55,15 @@ export const prompts = {
 
   summary: (summary: string): string => `Here is a summary of the conversation so far:\n${summary}`,
 
+  /**
+   * What an agent's answer to a task with an output schema must be. It names the final answer, not the
+   * whole reply, so it agrees with the "Final Answer:" format of agents with tools; a reply that is the
+   * JSON alone is taken as the final answer too.
+   */
+  answerAsJson: (schema: string): string =>
+    `\nYour final answer must be one JSON object that matches this JSON schema, and nothing else: no other text and no Markdown fences in the final answer.\n${schema}`,
+
+  /** For direct model calls (planning, evaluation, training) whose whole reply is parsed as JSON. */
   jsonOutput: (schema: string): string =>
     `\nYour final answer must be a single JSON object that matches this JSON schema, with no text before or after it:\n${schema}`,
 

@@ -108,7 +108,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     let text = this.description;
     if (this.expectedOutput) text += prompts.expectedOutput(this.expectedOutput);
     if (this.markdown) text += taskPrompts.markdown;
-    if (this.outputSchema) text += prompts.jsonOutput(schemaToJsonText(this.outputSchema));
+    if (this.outputSchema) text += prompts.answerAsJson(schemaToJsonText(this.outputSchema));
     return text;
   }
 

@@ -44,11 +44,12 @@ describe("Agent text ReAct loop", () => {
     expect(agent.usageMetrics.successfulRequests).toBe(2);
   });
 
-  it("feeds CrewAI's parse error back to the model and recovers", async () => {
-    const llm = new FakeLLM(["Thought: hmm, let me think", final("done")]);
-    const out = await new Agent({ ...base, llm }).kickoff("task");
+  it("feeds CrewAI's parse error back for a broken action and recovers", async () => {
+    const m = multiplier();
+    const llm = new FakeLLM(["Thought: I need the tool\nAction: multiplier", final("done")]);
+    const out = await new Agent({ ...base, llm, tools: [m.tool] }).kickoff("task");
     expect(out.raw).toBe("done");
-    expect(llm.calls[1]!.messages.at(-1)!.content).toContain("I did it wrong. Invalid Format: I missed the 'Action:' after 'Thought:'.");
+    expect(llm.calls[1]!.messages.at(-1)!.content).toContain("I did it wrong. Invalid Format: I missed the 'Action Input:' after 'Action:'.");
   });
 
   it("answers a repeated identical tool call without running the tool again", async () => {
@@ -197,7 +198,8 @@ describe("Agent prompts", () => {
     expect(msgs).toHaveLength(1);
     expect(msgs[0]!.role).toBe("user");
     expect(msgs[0]!.content).toMatch(/^<sys>You are Mathematician[\s\S]*<\/sys>\n\n<user>[\s\S]*templated[\s\S]*<\/user><assistant>$/);
-    expect(llm.calls[1]!.options.stop).toEqual(["\nObservation:", "</assistant>"]);
+    // No tools: no ReAct protocol, so no Observation stop word.
+    expect(llm.calls[1]!.options.stop).toEqual(["</assistant>"]);
   });
 
   it("executeTask includes the expected output and the context", async () => {
