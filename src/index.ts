@@ -40,6 +40,8 @@ export {
   InMemoryTaskOutputStore,
   SQLiteTaskOutputStore,
   TaskOutputStoreError,
+  StorageError,
+  type StorageErrorCode,
   type StoredTaskOutput,
   type TaskOutputStore,
 } from "./storage/index.js";

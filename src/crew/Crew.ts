@@ -7,6 +7,7 @@ import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge, type KnowledgeConfig, type KnowledgeResult } from "../knowledge/Knowledge.js";
 import { matchCrew, VerbosePrinter } from "../events/VerbosePrinter.js";
+import { hideSecrets } from "../llm/hideSecrets.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { SQLiteTaskOutputStore } from "../storage/SQLiteTaskOutputStore.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
@@ -77,7 +78,8 @@ export class Crew {
       const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
       throw new CrewValidationError(`Invalid Crew options: ${issues.join("; ")}.`, "invalid_options");
     }
-    this.options = { ...options };
+    // Kept as given, but embedder and Mem0 keys in them must not show when the crew is logged or serialized.
+    this.options = hideSecrets(options);
     this.name = options.name ?? "crew";
     this.agents = [...options.agents];
     this.tasks = [...options.tasks];

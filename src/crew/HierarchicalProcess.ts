@@ -40,7 +40,8 @@ export function hierarchicalAssignment(manager: Agent, crewAgents: readonly Agen
     agentFor: () => manager,
     toolsFor(task) {
       const coworkers = task.agent ? [task.agent] : crewAgents;
-      return mergeTools(uniqueTools([...manager.tools, ...task.tools]), delegationTools(coworkers));
+      // The task's own tools only: the tools its agent would have are the agent's to use once delegated to.
+      return mergeTools(uniqueTools([...manager.tools, ...task.ownTools]), delegationTools(coworkers));
     },
   };
 }

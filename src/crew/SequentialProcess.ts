@@ -133,7 +133,7 @@ export function sequentialAssignment(crewAgents: readonly Agent[]): TaskAssignme
     },
     toolsFor(task, agent) {
       // As CrewAI (`task.tools or agent.tools`): a task's own tools replace the agent's.
-      let tools = uniqueTools(task.tools.length > 0 ? task.tools : agent.tools);
+      let tools = uniqueTools(task.ownTools.length > 0 ? task.ownTools : agent.tools);
       const coworkers = crewAgents.filter((a) => a !== agent);
       if (agent.allowDelegation && crewAgents.length > 1 && coworkers.length > 0) tools = mergeTools(tools, delegationTools(coworkers));
       return tools;

@@ -1,5 +1,6 @@
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { stripControls } from "../events/terminalText.js";
 import { verboseLogLine, type VerboseRecord } from "../events/VerboseRecord.js";
 
 /** The line of a crew's output log file for a finished task; it has the fields of a verbose log line too. */
@@ -29,9 +30,10 @@ export class TaskLogFile {
     this.path = resolve(target === true ? "logs.txt" : target);
   }
 
-  /** Appends the line of a finished task; resolves when it is written. */
+  /** Appends the line of a finished task, without the terminal controls a model may have written (see stripControls); resolves when it is written. */
   append(entry: Omit<TaskLogEntry, "timestamp" | "type" | "content">): Promise<void> {
-    return this.write({ type: "task_completed", timestamp: new Date().toISOString(), ...entry, content: entry.output });
+    const clean = Object.fromEntries(Object.entries(entry).map(([key, value]) => [key, typeof value === "string" ? stripControls(value) : value])) as typeof entry;
+    return this.write({ type: "task_completed", timestamp: new Date().toISOString(), ...clean, content: clean.output });
   }
 
   /**

@@ -5,7 +5,7 @@ import { EntityMemory } from "../memory/EntityMemory.js";
 import { ExternalMemory } from "../memory/ExternalMemory.js";
 import { LongTermMemory } from "../memory/LongTermMemory.js";
 import type { Agent } from "../agent/Agent.js";
-import { enabledMemories, KickoffMemory, type MemoryConfig, type MemorySet } from "../memory/MemorySet.js";
+import { enabledMemories, KickoffMemory, warnUnsavedMemory, type MemoryConfig, type MemorySet } from "../memory/MemorySet.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { ShortTermMemory } from "../memory/ShortTermMemory.js";
 import type { Memory } from "../memory/types.js";
@@ -84,13 +84,10 @@ export function startKickoffMemory(memories: MemorySet, config: MemoryConfig | u
 /**
  * Waits for the kickoff's task records and every memory's deferred writes. A write that failed does not
  * fail the kickoff (its output is already made): it was reported as memory_save_failed, and is reported
- * again here as a warning.
+ * again here as one warning line per memory and cause.
  */
 export async function flushMemories(memory: KickoffMemory): Promise<void> {
-  for (const { error } of await memory.flush()) {
-    const message = error instanceof Error ? error.message : String(error);
-    process.emitWarning(`Memory not saved: ${message}`, { code: "CREWTS_MEMORY" });
-  }
+  for (const { kind, error } of await memory.flush()) warnUnsavedMemory(kind, error);
 }
 
 /**

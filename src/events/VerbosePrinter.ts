@@ -1,5 +1,5 @@
 import { eventBus } from "./EventBus.js";
-import { CLEAR_LINE, paint, shorten, supportsColor, wrapLine, type TextStyle, type VerboseStream } from "./terminalText.js";
+import { CLEAR_LINE, paint, shorten, stripControls, supportsColor, wrapLine, type TextStyle, type VerboseStream } from "./terminalText.js";
 import type { CrewtsEvent, EventSource } from "./types.js";
 import { toVerboseRecord, VERBOSE_EVENT_TYPES, type VerboseLevel, type VerboseRecord } from "./VerboseRecord.js";
 
@@ -182,7 +182,7 @@ export class VerbosePrinter {
 
   private callStarted(event: CrewtsEvent<"llm_call_started">): void {
     if (!this.animate) return;
-    const label = event.agentRole !== undefined ? `${event.agentRole} is thinking (${event.model})` : `Waiting for ${event.model}`;
+    const label = stripControls(event.agentRole !== undefined ? `${event.agentRole} is thinking (${event.model})` : `Waiting for ${event.model}`);
     this.calls.set(event.callId, { label, startedAt: Date.now() });
     if (this.timer) return;
     this.timer = setInterval(() => this.drawProgress(), FRAME_MS);

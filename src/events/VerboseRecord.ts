@@ -1,3 +1,4 @@
+import { stripControls } from "./terminalText.js";
 import type { CrewtsEvent, EventType } from "./types.js";
 
 /** How a record reads: it sets the colour of its title on a terminal. */
@@ -68,11 +69,14 @@ export function verboseLogLine(record: VerboseRecord): VerboseLogLine {
 
 /** What the verbose account shows of `event`, or undefined for events it does not show (LLM calls that went well, tool starts). */
 export function toVerboseRecord(event: CrewtsEvent): VerboseRecord | undefined {
+  // Every text here may come from a model, a tool or the inputs: what a terminal would act on is
+  // removed once, so neither the screen nor the log file gets it.
   const make = (title: string, level: VerboseLevel, fields: (VerboseField | false | undefined)[]): VerboseRecord => {
-    const record: VerboseRecord = { type: event.type, timestamp: event.timestamp.toISOString(), title, level, fields: fields.filter((f): f is VerboseField => !!f) };
-    if (event.agentRole !== undefined) record.agent = event.agentRole;
+    const shown = fields.filter((f): f is VerboseField => !!f).map((f) => ({ ...f, value: stripControls(f.value) }));
+    const record: VerboseRecord = { type: event.type, timestamp: event.timestamp.toISOString(), title, level, fields: shown };
+    if (event.agentRole !== undefined) record.agent = stripControls(event.agentRole);
     const task = event.taskName ?? event.taskId;
-    if (task !== undefined) record.task = task;
+    if (task !== undefined) record.task = stripControls(task);
     return record;
   };
   const agent = event.agentRole !== undefined && field("Agent", event.agentRole);
@@ -146,7 +150,8 @@ function show(value: unknown): string {
   if (typeof value === "string") return value;
   if (value === undefined) return "";
   try {
-    return JSON.stringify(value) ?? typeof value;
+    // Cleaned before serializing: JSON would keep an escape sequence as "\u001b[2J", harmless but unreadable.
+    return JSON.stringify(value, (_key, item: unknown) => (typeof item === "string" ? stripControls(item) : item)) ?? typeof value;
   } catch {
     return Object.prototype.toString.call(value);
   }

@@ -22,6 +22,37 @@ const CODES: Record<TextStyle, [number, number]> = {
   cyan: [36, 39],
 };
 
+// Escape sequences a terminal acts on, so text from models, tools and inputs can never retitle,
+// clear or rewrite the terminal: strings (OSC, DCS, SOS, PM, APC) up to their terminator, CSI
+// (7-bit and C1), then any other ESC sequence. What stays of a sequence left unterminated is
+// harmless text once its ESC is gone (removed with the other controls below).
+const ESCAPE_SEQUENCES = [
+  // eslint-disable-next-line no-control-regex
+  /(?:\x1b[\]PX^_]|[\x90\x98\x9d-\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)/g,
+  // eslint-disable-next-line no-control-regex
+  /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]/g,
+  // eslint-disable-next-line no-control-regex
+  /\x1b[\x20-\x2f]*[\x30-\x7e]/g,
+];
+// C0 controls but newline and tab, DEL, C1 controls; \r is handled before (a \r\n is a newline).
+// eslint-disable-next-line no-control-regex
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+// eslint-disable-next-line no-control-regex
+const MAYBE_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+/**
+ * `text` without what a terminal would act on: escape sequences (CSI, OSC and the other strings,
+ * any ESC sequence), C0 and C1 controls but newline and tab, and a carriage return not ending a line.
+ * For everything printed that comes from models, tools or inputs; our own colour codes are added after.
+ */
+export function stripControls(text: string): string {
+  // Almost every text is clean: one scan, no copy.
+  if (!MAYBE_CONTROL.test(text)) return text;
+  let out = text.replace(/\r\n/g, "\n");
+  for (const pattern of ESCAPE_SEQUENCES) out = out.replace(pattern, "");
+  return out.replace(CONTROLS, "");
+}
+
 /** Clears the current terminal line and returns the cursor to its start. */
 export const CLEAR_LINE = "\r\x1b[2K";
 
@@ -33,14 +64,14 @@ export function paint(text: string, ...styles: TextStyle[]): string {
 }
 
 /**
- * Whether to colour what goes to `stream`, following the common conventions: FORCE_COLOR (other than
- * "0"/"false") forces colour, a non-empty NO_COLOR turns it off, otherwise colour only on a terminal.
+ * Whether to colour what goes to `stream`: only a terminal gets colour (a file or a pipe never gets an
+ * escape code, whatever FORCE_COLOR says), and a non-empty NO_COLOR or FORCE_COLOR "0"/"false" turns
+ * it off there too. The printer's `color` option overrides this.
  */
 export function supportsColor(stream: VerboseStream, env: NodeJS.ProcessEnv = process.env): boolean {
-  const force = env.FORCE_COLOR;
-  if (force !== undefined) return force !== "0" && force !== "false";
+  if (stream.isTTY !== true) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
-  return stream.isTTY === true;
+  return env.FORCE_COLOR !== "0" && env.FORCE_COLOR !== "false";
 }
 
 /** At most `maxChars` characters and `maxLines` lines of `text`, saying how much was left out. */

@@ -1,5 +1,5 @@
 import { eventBus } from "../events/index.js";
-import { flowDefinition, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
+import { flowDefinition, flowNameOf, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
 import { flowGraph } from "./FlowGraph.js";
 import { buildState, copyInitialState, type FlowState, type InitialState, isStateSchema, type StateSchema } from "./flowState.js";
 import type { PersistTarget } from "./FlowMethodSpec.js";
@@ -67,7 +67,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       const state = alongside ? await this.#stateFrom(this.#freshBase(), inputs ?? {}) : await this.#ownState(inputs);
       const instance = alongside ? runView(this, state) : this;
       if (eventBus.hasListeners("flow_started")) {
-        eventBus.emit("flow_started", { flowName: def.name, flowId: String(state.id), inputs: { ...inputs } });
+        eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }
       const run = new FlowRun(this.#runHost(instance, alongside ? () => state : () => this.#liveState()), def, this.maxMethodCalls);
       if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => run.outputs });
@@ -76,7 +76,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
         throw alongside ? explainViewError(error, def.name) : error;
       });
       if (eventBus.hasListeners("flow_finished")) {
-        eventBus.emit("flow_finished", { flowName: def.name, flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
+        eventBus.emit("flow_finished", { flowName: flowNameOf(this, def), flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
       }
       return result;
     } finally {

@@ -65,6 +65,16 @@ export function flowDefinition(target: FlowClass | object): FlowDefinition {
   return def;
 }
 
+/**
+ * The name a flow goes by in events and plots: its `name` property (a field or getter, as CrewAI's
+ * `Flow.name`) when that is a non-empty string, else the class name. A class given here goes by its class name.
+ */
+export function flowNameOf(target: object, def: FlowDefinition): string {
+  if (typeof target === "function") return def.name;
+  const name = (target as { name?: unknown }).name;
+  return typeof name === "string" && name.length > 0 ? name : def.name;
+}
+
 function buildDefinition(cls: FlowClass): FlowDefinition {
   const name = cls.name || "Flow";
   const classPersist = classPersistenceOf(cls);

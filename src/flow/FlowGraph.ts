@@ -1,5 +1,5 @@
 import { type CompoundCondition, describeCondition, type FlowCondition } from "./conditions/FlowCondition.js";
-import { flowDefinition } from "./FlowDefinition.js";
+import { flowDefinition, flowNameOf } from "./FlowDefinition.js";
 
 /** A method of a flow as drawn in a plot. */
 export interface FlowGraphNode {
@@ -35,7 +35,10 @@ export function flowGraph(flowClassOrInstance: (abstract new (...args: never[]) 
     ...(m.isConditionalStart && { conditionalStart: true }),
   }));
   const edges: FlowGraphEdge[] = [];
-  const labelSet = new Set(def.labels);
+  // As CrewAI's plot: a label routes into a method only when it alone can trigger it (it is not
+  // inside an and(...)); an undeclared router is assumed to emit any such label.
+  const direct = new Map(def.methods.map((m) => [m, new Set(m.trigger === undefined ? [] : directTriggers(m.trigger))]));
+  const inferredLabels = def.labels.filter((label) => def.methods.some((m) => direct.get(m)!.has(label)));
   for (const m of def.methods) {
     if (m.trigger === undefined) continue;
     for (const { name, parent } of leaves(m.trigger, undefined)) {
@@ -46,16 +49,22 @@ export function flowGraph(flowClassOrInstance: (abstract new (...args: never[]) 
   }
   for (const r of def.methods) {
     if (!r.isRouter) continue;
-    // A router's possible outputs are unknown at runtime in TypeScript: use its declared `emit`,
-    // else assume it may emit any label some listener waits for.
-    const labels = r.emit ?? [...labelSet];
+    // A router's possible outputs are unknown at runtime in TypeScript: use its declared `emit`.
+    const labels = r.emit ?? inferredLabels;
     for (const label of labels) {
       for (const target of [...(def.listenersByTrigger.get(label) ?? []), ...(def.routersByTrigger.get(label) ?? []), ...(def.startsByTrigger.get(label) ?? [])]) {
-        edges.push({ from: r.name, to: target.name, kind: "router", label });
+        if (direct.get(target)!.has(label)) edges.push({ from: r.name, to: target.name, kind: "router", label });
       }
     }
   }
-  return { name: def.name, nodes, edges };
+  return { name: flowNameOf(flowClassOrInstance, def), nodes, edges };
+}
+
+/** The names and labels that alone can trigger `condition`: those not inside an `and(...)` (CrewAI's direct OR-level triggers). */
+function directTriggers(condition: FlowCondition): string[] {
+  if (typeof condition === "string") return [condition];
+  if (condition.type === "AND") return [];
+  return condition.conditions.flatMap(directTriggers);
 }
 
 function* leaves(condition: FlowCondition, parent: CompoundCondition | undefined): Generator<{ name: string; parent: CompoundCondition | undefined }> {

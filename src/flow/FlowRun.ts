@@ -1,6 +1,6 @@
 import { eventBus } from "../events/index.js";
 import type { FlowCondition } from "./conditions/FlowCondition.js";
-import type { FlowDefinition, FlowMethodDef } from "./FlowDefinition.js";
+import { flowNameOf, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
 import { FlowMethodCallLimitError } from "./errors.js";
 import { errorMessage, methodEventsObserved, stateSnapshot } from "./flowEvents.js";
 
@@ -197,7 +197,7 @@ export class FlowRun {
     const startedAt = observed ? performance.now() : 0;
     if (observed && eventBus.hasListeners("method_execution_started")) {
       const state = this.host.state();
-      eventBus.emit("method_execution_started", { flowName: this.def.name, flowId: String(state.id), methodName: method.name, state: stateSnapshot(state) });
+      eventBus.emit("method_execution_started", { flowName: this.flowName, flowId: String(state.id), methodName: method.name, state: stateSnapshot(state) });
     }
 
     let result: unknown;
@@ -213,7 +213,7 @@ export class FlowRun {
     } catch (error) {
       if (observed && eventBus.hasListeners("method_execution_failed")) {
         eventBus.emit("method_execution_failed", {
-          flowName: this.def.name,
+          flowName: this.flowName,
           flowId: String(this.host.state().id),
           methodName: method.name,
           error: errorMessage(error),
@@ -226,7 +226,7 @@ export class FlowRun {
     if (observed && eventBus.hasListeners("method_execution_finished")) {
       const state = this.host.state();
       eventBus.emit("method_execution_finished", {
-        flowName: this.def.name,
+        flowName: this.flowName,
         flowId: String(state.id),
         methodName: method.name,
         result,
@@ -235,6 +235,11 @@ export class FlowRun {
       });
     }
     return result;
+  }
+
+  /** The name events carry: the flow's `name` property, else its class name (read only when an event is emitted). */
+  private get flowName(): string {
+    return flowNameOf(this.host.instance, this.def);
   }
 
   private fail(error: unknown): unknown {

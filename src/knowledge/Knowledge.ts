@@ -127,6 +127,7 @@ export class Knowledge {
     await this.store.reset();
   }
 
+  /** Releases the store's files (the SQLite store's share of its connection); the next query opens them again. */
   async close(): Promise<void> {
     await this.store.close();
   }

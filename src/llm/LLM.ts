@@ -3,6 +3,7 @@ import type { LanguageModel } from "ai";
 import { eventBus } from "../events/index.js";
 import type { CompletionRequest } from "./completion.js";
 import type * as SdkModule from "./sdk.js";
+import { CallDeadline } from "./CallDeadline.js";
 import { contextWindowOf, usableContextWindow } from "./contextWindow.js";
 import { LLMAuthenticationError, LLMTimeoutError } from "./errors.js";
 import { parseLLMOptions, type LLMOptions, type ResolvedLLMOptions } from "./LLMOptions.js";
@@ -69,11 +70,12 @@ export class LLM implements BaseLLM {
     const { model, errorContext: ctx } = this.build(sdk);
     const request = this.request(sdk, model, messages, options);
     const stream = options.stream ?? this.#options.stream;
+    const deadline = new CallDeadline(this.#options.timeoutMs, this.#options.totalTimeoutMs);
     let streamed = false;
     return withRetries(
       async () => {
         streamed = false;
-        return this.attempt(sdk, request, options, ctx, stream ? (delta) => {
+        return this.attempt(sdk, request, options, ctx, deadline, stream ? (delta) => {
           streamed = true;
           this.onDelta(delta, callId, options);
         } : undefined);
@@ -82,6 +84,7 @@ export class LLM implements BaseLLM {
         maxRetries: this.#options.maxRetries,
         baseDelayMs: this.#options.retry.baseDelayMs,
         maxDelayMs: this.#options.retry.maxDelayMs,
+        deadline,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
         // Text already handed to onToken cannot be taken back: a stream that broke midway is not replayed.
         canRetry: () => !streamed,
@@ -101,20 +104,31 @@ export class LLM implements BaseLLM {
     );
   }
 
-  /** One attempt under its own timeout; every failure leaves as an LLMError, except a user abort. */
+  /** One attempt under its own timeout, cut short by the call's deadline; every failure leaves as an LLMError, except a user abort. */
   private async attempt(
     sdk: Sdk,
     request: CompletionRequest,
     options: LLMCallOptions,
     ctx: ErrorContext,
+    deadline: CallDeadline,
     onDelta: ((delta: string) => void) | undefined,
   ): Promise<LLMResult> {
+    const budget = deadline.nextAttempt();
+    const who = `${ctx.provider}/${ctx.model}`;
+    const totalReached = (cause?: unknown) =>
+      new LLMTimeoutError(`${who}: no answer within ${deadline.reachedText()}. Raise totalTimeoutMs, shorten the prompt, or check that the server is not overloaded.`, {
+        provider: ctx.provider,
+        model: ctx.model,
+        retryable: false,
+        ...(cause !== undefined ? { cause } : {}),
+      });
+    if (budget.ms === 0) throw totalReached();
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.#options.timeoutMs);
+    }, budget.ms);
     // A listener removed after each attempt rather than AbortSignal.any: a long-lived user signal
     // (one per agent run) would otherwise collect a combined signal per call until GC.
     const userSignal = options.signal;
@@ -126,9 +140,10 @@ export class LLM implements BaseLLM {
       return onDelta === undefined ? await sdk.completeText(request, controller.signal) : await sdk.streamCompletion(request, controller.signal, onDelta);
     } catch (error) {
       if (userSignal?.aborted) throw abortReason(userSignal);
+      if (timedOut && budget.byTotal) throw totalReached(error);
       if (timedOut) {
         throw new LLMTimeoutError(
-          `${ctx.provider}/${ctx.model}: no answer within ${this.#options.timeoutMs} ms (timeoutMs). Raise timeoutMs, shorten the prompt, or check that the server is not overloaded.`,
+          `${who}: no answer within ${this.#options.timeoutMs} ms (timeoutMs). Raise timeoutMs, shorten the prompt, or check that the server is not overloaded.`,
           { provider: ctx.provider, model: ctx.model, cause: error },
         );
       }

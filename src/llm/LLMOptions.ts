@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { defaultTotalTimeoutMs } from "./CallDeadline.js";
+import { revealSecrets } from "./hideSecrets.js";
 import { LLMOptionsError } from "./modelId.js";
 import { DEFAULT_RETRY_POLICY } from "./retry.js";
 
@@ -22,6 +24,11 @@ export const llmOptionsSchema = z.strictObject({
   stop: z.union([z.string(), z.array(z.string())]).optional(),
   /** Timeout of each attempt, in milliseconds. */
   timeoutMs: positiveInt.default(DEFAULT_TIMEOUT_MS),
+  /**
+   * Deadline of the whole call in milliseconds, every attempt and the waits between retries included
+   * (default 5 minutes, or timeoutMs when you set that longer); no attempt runs past it.
+   */
+  totalTimeoutMs: positiveInt.optional(),
   /** Retries after a retryable failure (429, 408, 409, 5xx, timeout, connection). */
   maxRetries: z.number().int().min(0).max(100).default(DEFAULT_RETRY_POLICY.maxRetries),
   /** Stream every call (text deltas reach `onToken` and `llm_stream_chunk` events). */
@@ -44,15 +51,19 @@ export const llmOptionsSchema = z.strictObject({
 export type LLMOptions = z.input<typeof llmOptionsSchema>;
 
 /** LLMOptions after validation, defaults filled in. */
-export type ResolvedLLMOptions = z.output<typeof llmOptionsSchema>;
+export type ResolvedLLMOptions = z.output<typeof llmOptionsSchema> & { totalTimeoutMs: number };
 
 /** Validates LLM options once; a bad option is an LLMOptionsError naming the field. */
 export function parseLLMOptions(options: unknown): ResolvedLLMOptions {
   if (typeof options !== "object" || options === null) {
     throw new LLMOptionsError(`LLM options must be an object like { model: "openai/gpt-4o-mini" }, got ${options === null ? "null" : typeof options}.`);
   }
-  const parsed = llmOptionsSchema.safeParse(options);
-  if (parsed.success) return parsed.data;
+  // Options copied from an agent or crew may hold their key hidden from iteration (hideSecrets).
+  const parsed = llmOptionsSchema.safeParse(revealSecrets(options));
+  if (parsed.success) {
+    const explicitTimeoutMs = (options as { timeoutMs?: unknown }).timeoutMs === undefined ? undefined : parsed.data.timeoutMs;
+    return { ...parsed.data, totalTimeoutMs: parsed.data.totalTimeoutMs ?? defaultTotalTimeoutMs(explicitTimeoutMs) };
+  }
   const problems = parsed.error.issues.map((issue) => {
     const field = issue.path.join(".");
     return field === "" ? issue.message : `${field}: ${issue.message}`;

@@ -1,5 +1,6 @@
 export { LLM } from "./LLM.js";
 export { llmOptionsSchema, DEFAULT_TIMEOUT_MS, type LLMOptions } from "./LLMOptions.js";
+export { DEFAULT_TOTAL_TIMEOUT_MS } from "./CallDeadline.js";
 export { LLMOptionsError, SUPPORTED_PROVIDERS, parseModelId, type ModelId, type Provider } from "./modelId.js";
 export { callLLM } from "./callLLM.js";
 export { resolveLLM, isBaseLLM, DEFAULT_MODEL } from "./resolveLLM.js";

@@ -34,14 +34,15 @@ export function redactSecrets(text: string, secrets: readonly (string | undefine
 const MAX_DEPTH = 5;
 
 /**
- * Redacts, in place, the texts an error carries (message, stack, the provider's response body and
- * its parsed `data`), down its `cause` chain, so that logging it never prints a key.
+ * Redacts, in place, the texts an error carries (message, stack and every field of its own: the
+ * provider's response body and parsed `data`, a JSON parse error's `text`, the request `url`,
+ * headers), down its `cause` chain, so that logging it never prints a key.
  */
 export function scrubError(error: unknown, secrets: readonly (string | undefined)[] = []): void {
   for (let current = error, depth = 0; typeof current === "object" && current !== null && depth < MAX_DEPTH; depth++) {
     const record = current as Record<string, unknown>;
-    for (const field of ["message", "stack", "responseBody", "data"]) {
-      if (record[field] === undefined) continue;
+    for (const field of new Set(["message", "stack", ...Object.keys(record)])) {
+      if (field === "cause" || record[field] === undefined) continue;
       try {
         record[field] = redactValue(record[field], secrets, 0);
       } catch {
@@ -52,11 +53,14 @@ export function scrubError(error: unknown, secrets: readonly (string | undefined
   }
 }
 
-// Strings anywhere in a JSON-like value (the provider's parsed error body), redacted into a copy.
+// Strings anywhere in a JSON-like value (a parsed error body, headers), redacted into a copy. Other
+// objects (a nested error, a Response) are left as they are: they are not ours to rebuild.
 function redactValue(value: unknown, secrets: readonly (string | undefined)[], depth: number): unknown {
   if (typeof value === "string") return redactSecrets(value, secrets);
   if (typeof value !== "object" || value === null || depth >= MAX_DEPTH) return value;
   if (Array.isArray(value)) return value.map((item) => redactValue(item, secrets, depth + 1));
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[key] = redactValue(item, secrets, depth + 1);
   return out;

@@ -1,3 +1,4 @@
+import type { CallDeadline } from "./CallDeadline.js";
 import { LLMError } from "./errors.js";
 
 /** How the retry loop waits between attempts. */
@@ -28,6 +29,8 @@ export interface WithRetriesOptions extends RetryPolicy {
   onRetry?: (notice: RetryNotice) => void;
   /** Source of randomness for jitter (tests pin it). */
   random?: () => number;
+  /** The call's total deadline: no retry starts after it, and a wait that would end past it ends the retries. */
+  deadline?: CallDeadline;
 }
 
 /** The default retry policy: 3 retries, 1 s base, 30 s cap. */
@@ -90,8 +93,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Runs `attempt` until it succeeds, throws something not retryable, or retries run out. Only
- * retryable LLMErrors are retried; the error finally thrown records how many attempts were made.
+ * Runs `attempt` until it succeeds, throws something not retryable, or retries (or the deadline)
+ * run out. Only retryable LLMErrors are retried; the error finally thrown records how many attempts were made.
  */
 export async function withRetries<T>(attempt: (attemptNumber: number) => Promise<T>, options: WithRetriesOptions): Promise<T> {
   for (let attemptNumber = 1; ; attemptNumber++) {
@@ -104,6 +107,10 @@ export async function withRetries<T>(attempt: (attemptNumber: number) => Promise
         throw error.recordAttempts(attemptNumber);
       }
       const delayMs = retryDelayMs(attemptNumber, error, options, options.random);
+      if (options.deadline !== undefined && Date.now() + delayMs >= options.deadline.at) {
+        error.recordAttempts(attemptNumber).message += ` ${options.deadline.noRetryText()}`;
+        throw error;
+      }
       options.onRetry?.({ attempt: attemptNumber, delayMs, error });
       await sleep(delayMs, options.signal);
     }

@@ -1,6 +1,8 @@
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import type { EmbedderSpec } from "../knowledge/embedders/resolveEmbedder.js";
 import type { SearchDocument, SearchStore } from "../knowledge/store/SearchStore.js";
+import { SQLiteSearchStore } from "../knowledge/store/SQLiteSearchStore.js";
+import { parseStoredJson } from "../storage/StorageError.js";
 import { entityKey, entityText, mergeEntities, parseEntities, type Entity } from "./Entity.js";
 import { memoryStore, splitMetadata, storeCandidates, storedMetadata } from "./memoryText.js";
 import { QueuedMemory, type Candidate, type CandidateQuery } from "./QueuedMemory.js";
@@ -89,6 +91,12 @@ export class EntityMemory extends QueuedMemory<EntityRecord> {
     await this.store.close();
   }
 
+  private relationshipsOf(json: string, key: string): string[] {
+    const file = this.store instanceof SQLiteSearchStore ? this.store.file : "the entity memory store";
+    const parsed = parseStoredJson(json, file, `The relationships of entity "${key}"`, "Delete that entity, or reset entity memory (crewts reset-memories -e).");
+    return Array.isArray(parsed) ? parsed.filter((r): r is string => typeof r === "string") : [];
+  }
+
   /** The stored entity of `key` (its document id); a store without get() is searched by name, filtered to the key. */
   private async find(key: string, name: string): Promise<{ entity: Entity; metadata: Record<string, MetadataValue>; createdAt: number } | undefined> {
     const [found] =
@@ -100,7 +108,7 @@ export class EntityMemory extends QueuedMemory<EntityRecord> {
       name: text(FIELDS.name),
       type: text(FIELDS.type),
       description: text(FIELDS.description),
-      relationships: JSON.parse(text(FIELDS.relationships) || "[]") as string[],
+      relationships: this.relationshipsOf(text(FIELDS.relationships) || "[]", key),
     };
     const own = Object.fromEntries(Object.entries(metadata).filter(([field]) => !(Object.values(FIELDS) as string[]).includes(field)));
     return { entity, metadata: own, createdAt };

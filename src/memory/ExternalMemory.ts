@@ -1,3 +1,4 @@
+import { revealSecrets } from "../llm/hideSecrets.js";
 import { MemoryOptionsError } from "./errors.js";
 import { Mem0Provider, type Mem0ProviderOptions } from "./Mem0Provider.js";
 import { DEFAULT_IMPORTANCE, memoryText } from "./memoryText.js";
@@ -116,7 +117,8 @@ function externalProvider(options: ExternalMemoryOptions): ExternalMemoryProvide
     return provider;
   }
   if (embedderConfig?.provider === "mem0") {
-    const config = embedderConfig.config ?? {};
+    // A crew keeps its memoryConfig with the key hidden from iteration (hideSecrets).
+    const config = revealSecrets(embedderConfig.config ?? {});
     const mem0: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(config)) {
       const option = MEM0_KEYS[key] ?? (Object.values(MEM0_KEYS).includes(key as keyof Mem0ProviderOptions) ? key : undefined);

@@ -5,6 +5,7 @@ import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM } from "../llm/types.js";
 import { SQLiteDatabase } from "../storage/SQLiteDatabase.js";
 import { storagePath } from "../storage/storageDir.js";
+import { parseStoredJson } from "../storage/StorageError.js";
 import { MemoryValueError } from "./errors.js";
 import { memoryText } from "./memoryText.js";
 import { QueuedMemory, type Candidate, type CandidateQuery } from "./QueuedMemory.js";
@@ -155,11 +156,11 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   }
 
   protected async writeRecords(records: LongTermRecord[]): Promise<void> {
-    const insert = await this.db.statement(
-      "INSERT INTO long_term_memories (id, task_description, agent_role, expected_output, quality, suggestions, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    );
-    const fts = await this.db.statement("INSERT INTO long_term_fts (rowid, task_description) VALUES (?, ?)");
-    await this.inTransaction(() => {
+    await this.db.transaction((prepare) => {
+      const insert = prepare(
+        "INSERT INTO long_term_memories (id, task_description, agent_role, expected_output, quality, suggestions, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      );
+      const fts = prepare("INSERT INTO long_term_fts (rowid, task_description) VALUES (?, ?)");
       for (const r of records) {
         // agentRole and quality are in the metadata JSON too, so filters can match them.
         const metadata = JSON.stringify({ ...r.metadata, agentRole: r.agentRole, quality: r.quality });
@@ -170,21 +171,22 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   }
 
   protected async findCandidates(query: string, options: CandidateQuery): Promise<Candidate[]> {
-    const plan = await this.queries.plan(query, options.limit);
+    // Searching a memory that was never written creates no file.
+    if (!(await this.db.canRead())) return [];
     const filter = metadataFilterSql("m.metadata", options.filter);
     const sql =
       "SELECT m.id, m.task_description, m.agent_role, m.expected_output, m.quality, m.suggestions, m.metadata, m.created_at, bm25(long_term_fts) AS rank " +
       `FROM long_term_fts JOIN long_term_memories m ON m.rowid = long_term_fts.rowid WHERE long_term_fts MATCH ?${filter.sql} ORDER BY rank LIMIT ?`;
-    const statement = await this.db.statement(sql);
-    const rows = await rankWithPlan(plan, options.limit, async (match) => statement.all(match, ...filter.params, options.limit) as Row[]);
+    const plan = await this.queries.plan(query, options.limit);
+    const rows = await rankWithPlan(plan, options.limit, (match) => this.db.use((prepare) => prepare(sql).all(match, ...filter.params, options.limit) as Row[]));
     // BM25 is unbounded (lower is better): relevance is relative to the best match, as in SQLiteSearchStore.
     const best = rows[0]?.rank ?? -1;
     return rows.flatMap((row) => {
       const relevance = best < 0 ? row.rank / best : 1;
       if (relevance < options.scoreThreshold) return [];
-      const suggestions = JSON.parse(row.suggestions) as string[];
+      const suggestions = this.storedJson(row, "suggestions") as string[];
       const metadata: Record<string, MetadataValue> = {
-        ...(JSON.parse(row.metadata) as Record<string, MetadataValue>),
+        ...(this.storedJson(row, "metadata") as Record<string, MetadataValue>),
         taskDescription: row.task_description,
         agentRole: row.agent_role,
         quality: row.quality,
@@ -202,30 +204,21 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   }
 
   protected async clear(): Promise<void> {
-    const remove = await this.db.statement("DELETE FROM long_term_memories");
-    const removeFts = await this.db.statement("DELETE FROM long_term_fts");
-    await this.inTransaction(() => {
-      remove.run();
-      removeFts.run();
+    if (!(await this.db.canRead())) return;
+    await this.db.transaction((prepare) => {
+      prepare("DELETE FROM long_term_memories").run();
+      prepare("DELETE FROM long_term_fts").run();
     });
     this.queries.forget();
   }
 
+  /** Releases this memory's share of the file's connection; the next use opens it again. */
   protected async release(): Promise<void> {
     await this.db.close();
   }
 
-  private async inTransaction(body: () => void): Promise<void> {
-    const begin = await this.db.statement("BEGIN IMMEDIATE");
-    const commit = await this.db.statement("COMMIT");
-    const rollback = await this.db.statement("ROLLBACK");
-    begin.run();
-    try {
-      body();
-      commit.run();
-    } catch (error) {
-      rollback.run();
-      throw error;
-    }
+  private storedJson(row: Row, column: "suggestions" | "metadata"): unknown {
+    const where = `The ${column} of long-term memory "${row.id}" (table long_term_memories)`;
+    return parseStoredJson(row[column], this.db.file, where, "Delete that row, or reset long-term memory (crewts reset-memories -l).");
   }
 }

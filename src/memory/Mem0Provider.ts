@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { revealSecrets } from "../llm/hideSecrets.js";
 import { redactSecrets } from "../llm/redact.js";
 import { MemoryOptionsError } from "./errors.js";
 import type { ExternalMemoryProvider } from "./ExternalMemory.js";
@@ -74,7 +75,7 @@ export class Mem0Provider implements ExternalMemoryProvider {
   readonly #options: z.output<typeof optionsSchema>;
 
   constructor(options: Mem0ProviderOptions = {}) {
-    const parsed = optionsSchema.safeParse(options);
+    const parsed = optionsSchema.safeParse(revealSecrets(options));
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => (i.path.length > 0 ? `${i.path.join(".")}: ${i.message}` : i.message));
       throw new MemoryOptionsError(`Invalid Mem0Provider options: ${redactSecrets(problems.join("; "), [options.apiKey])}.`);

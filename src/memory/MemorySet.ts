@@ -1,6 +1,8 @@
 import type { BaseLLM } from "../llm/types.js";
 import type { UsageMetrics } from "../llm/UsageMetrics.js";
+import { StorageError } from "../storage/StorageError.js";
 import { buildMemoryContext } from "./buildMemoryContext.js";
+import { MemoryWriteError } from "./errors.js";
 import type { LongTermMemory } from "./LongTermMemory.js";
 import { recordTaskResult, type TaskResultRecord } from "./recordTaskResult.js";
 import type { Memory, MemoryEventSource, MemoryItem, MemorySearchOptions, MemoryType, MetadataValue } from "./types.js";
@@ -103,4 +105,21 @@ export function scopeToRun(memory: Memory, runId: string): Memory {
     flush: () => memory.flush(),
     close: () => memory.close(),
   };
+}
+
+// Causes already warned about in this process, by memory and cause.
+const warnedCauses = new Set<string>();
+
+/**
+ * Prints the one warning line the README promises for memory writes that failed (besides their
+ * memory_save_failed events): which memory, which file and what to do, once per memory and distinct
+ * cause in a process, so a cause that repeats in every kickoff is not printed hundreds of times.
+ */
+export function warnUnsavedMemory(kind: MemoryType, error: unknown): void {
+  const cause = error instanceof MemoryWriteError ? error.failures[0] : error;
+  const key = cause instanceof StorageError ? `${kind}\0${cause.code}\0${cause.path}` : `${kind}\0${cause instanceof Error ? cause.message : String(cause)}`;
+  if (warnedCauses.has(key)) return;
+  warnedCauses.add(key);
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
+  process.emitWarning(`Memory not saved: ${message} (later failures of the same cause are reported as memory_save_failed events only)`, { code: "CREWTS_MEMORY" });
 }

@@ -96,6 +96,7 @@ export abstract class QueuedMemory<R> implements Memory {
     if (failures.length > 0) throw new MemoryWriteError(this.kind, failures);
   }
 
+  /** Waits for the deferred writes, releases the memory's files (reopened on next use), then reports failed writes. */
   async close(): Promise<void> {
     await this.queue.settle();
     await this.release();

@@ -1,3 +1,4 @@
+import { StorageError } from "../storage/StorageError.js";
 import type { MemoryType } from "./types.js";
 
 /** Names of the memories in messages. */
@@ -30,10 +31,14 @@ export class MemoryWriteError extends Error {
     readonly kind: MemoryType,
     readonly failures: readonly Error[],
   ) {
-    const first = failures[0]?.message ?? "unknown error";
+    const first = failures[0];
+    const written = `${failures.length} deferred write(s) to ${MEMORY_NAMES[kind]} failed; the values were not saved`;
     super(
-      `${failures.length} deferred write(s) to ${MEMORY_NAMES[kind]} failed; the values were not saved. First error: ${first}. ` +
-        "Check the storage location (CREWTS_STORAGE_DIR or the memory's path) or the provider, then save again.",
+      // A StorageError names the file and the fix already.
+      first instanceof StorageError
+        ? `${written}: ${first.message}`
+        : `${written}. First error: ${first?.message ?? "unknown error"}. Check the storage location (CREWTS_STORAGE_DIR or the memory's path) or the provider, then save again.`,
+      { cause: first },
     );
     this.name = "MemoryWriteError";
   }

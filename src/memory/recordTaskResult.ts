@@ -1,10 +1,13 @@
 import type { BaseLLM } from "../llm/types.js";
 import type { UsageMetrics } from "../llm/UsageMetrics.js";
-import { toError } from "./errors.js";
+import { MemoryValueError, toError } from "./errors.js";
 import { evaluateTask, type TaskEvaluation } from "./evaluateTask.js";
 import type { LongTermMemory } from "./LongTermMemory.js";
 import { emitSaveFailed } from "./memoryEvents.js";
 import type { Memory, MemoryEventSource, MemoryType, MetadataValue } from "./types.js";
+
+// The quality long-term memory gives a lesson that was not rated (as LongTermMemory does for a text lesson).
+const UNRATED_QUALITY = 5;
 
 /** A finished task and the memories to record it in. */
 export interface TaskResultInput {
@@ -63,6 +66,13 @@ export async function recordTaskResult(input: TaskResultInput): Promise<TaskResu
       emitSaveFailed({ kind, value: typeof value === "string" ? value : JSON.stringify(value), metadata: meta, source }, error);
     }
   };
+  // A part of the evaluation that could not be saved: reported like a failed save.
+  const unsaved = (kind: "long" | "entity", message: string): void => {
+    if (!input[kind]) return;
+    const error = new MemoryValueError(`${message}. The valid parts of the evaluation were saved; a model that follows JSON instructions better avoids this.`);
+    failures.push({ kind, error });
+    emitSaveFailed({ kind, value: input.output, metadata, source }, error);
+  };
 
   await save("short", input.short, input.output, metadata);
   await save("external", input.external, input.output, metadata);
@@ -90,19 +100,28 @@ export async function recordTaskResult(input: TaskResultInput): Promise<TaskResu
     return { failures };
   }
 
+  // Every valid part of the evaluation is saved; what is missing or was left out is reported, never dropped silently.
   const evaluationMetadata = { ...metadata, type: "task_evaluation" };
-  await save(
-    "long",
-    input.long,
-    {
-      taskDescription: input.taskDescription,
-      expectedOutput: input.expectedOutput,
-      agentRole: input.agentRole,
-      quality: evaluation.quality,
-      suggestions: evaluation.suggestions,
-    },
-    evaluationMetadata,
-  );
+  const problems = evaluation.problems ?? [];
+  if (evaluation.quality !== undefined || evaluation.suggestions.length > 0) {
+    await save(
+      "long",
+      input.long,
+      {
+        taskDescription: input.taskDescription,
+        expectedOutput: input.expectedOutput,
+        agentRole: input.agentRole,
+        // Suggestions without a rating are kept at long-term memory's neutral quality for unrated lessons.
+        quality: evaluation.quality ?? UNRATED_QUALITY,
+        suggestions: evaluation.suggestions,
+      },
+      evaluationMetadata,
+    );
+  } else {
+    unsaved("long", `The task evaluation had no quality and no suggestions (${problems.join("; ")}), so no lesson was saved to long-term memory`);
+  }
   if (evaluation.entities.length > 0) await save("entity", input.entity, evaluation.entities, { ...metadata, type: "entity" });
+  const badEntities = problems.filter((p) => p.startsWith("entities"));
+  if (badEntities.length > 0) unsaved("entity", `The task evaluation had invalid entities, which were not saved to entity memory (${badEntities.join("; ")})`);
   return { evaluation, failures };
 }

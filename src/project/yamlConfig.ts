@@ -65,9 +65,10 @@ export function loadConfig(source: ConfigSource, kind: ConfigKind): ConfigFile {
 
 /** Parses YAML text; `label` names the file in errors. */
 export function parseConfig(text: string, label: string, kind: ConfigKind): ConfigFile {
-  const { isMap, isNode, isScalar, LineCounter, parseDocument } = yaml();
+  const { isAlias, isMap, isNode, isScalar, LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true });
+  // merge: `<<: *anchor` (YAML 1.1 merge keys), which CrewAI's PyYAML loader understands too.
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, merge: true });
   const [first] = doc.errors;
   if (first) {
     const line = first.linePos?.[0].line;
@@ -88,7 +89,8 @@ export function parseConfig(text: string, label: string, kind: ConfigKind): Conf
     const name = keyText(pair.key);
     const line = lineOf(pair.key);
     if (name === undefined) throw new ProjectConfigError(`${kind} names must be plain text.`, label, line);
-    const value = pair.value;
+    // An entry may be an alias of another (`writer: *researcher`).
+    const value = isAlias(pair.value) ? pair.value.resolve(doc) : pair.value;
     if (value === null || (isScalar(value) && value.value === null)) {
       throw new ProjectConfigError(`${kind} "${name}" has no settings: indent its keys (${keysHint(kind)}) under it.`, label, line);
     }
@@ -96,14 +98,80 @@ export function parseConfig(text: string, label: string, kind: ConfigKind): Conf
       throw new ProjectConfigError(`${kind} "${name}" must be a map of settings (${keysHint(kind)}), not ${describeNode(value)}.`, label, line);
     }
     const fields = new Map<string, ConfigField>();
-    for (const item of value.items) {
-      const key = keyText(item.key);
-      if (key === undefined) throw new ProjectConfigError(`${kind} "${name}": setting names must be plain text.`, label, lineOf(item.key));
-      fields.set(key, { key, value: toJS(item.value, doc), line: lineOf(item.key) });
-    }
+    addFields(fields, value, new Set(), { label, kind, name, doc, lineOf, merged: new Set() }, 0);
     entries.set(name, { name, line, fields });
   }
   return { label, entries };
+}
+
+/** Names the entry an error is about. */
+interface EntryPlace {
+  label: string;
+  kind: ConfigKind;
+  name: string;
+}
+
+/** What reading one entry's settings works with. */
+interface EntryReader extends EntryPlace {
+  doc: YAML.Document;
+  lineOf(node: unknown): number | undefined;
+  /** Maps already merged into the entry: merging one again adds nothing, and skipping it keeps merges of merges linear. */
+  merged: Set<YAML.YAMLMap>;
+}
+
+// Merges nest (a merged map may merge another); anchors are defined before use, so this only stops a pathological file.
+const MAX_MERGE_DEPTH = 20;
+
+/**
+ * Adds the settings of `map` to `fields`, YAML merge keys included: a map's own keys win over merged
+ * ones, and of several merged maps (`<<: [*a, *b]`) the first wins. `taken` holds keys set by an
+ * enclosing map, which a merge here must not replace.
+ */
+function addFields(fields: Map<string, ConfigField>, map: YAML.YAMLMap, taken: ReadonlySet<string>, reader: EntryReader, depth: number): void {
+  const own = new Set(taken);
+  for (const item of map.items) {
+    const key = keyText(item.key);
+    if (key !== undefined) own.add(key);
+  }
+  for (const item of map.items) {
+    if (isMergeKey(item.key)) {
+      for (const source of mergeSources(item.value, reader.doc, reader.lineOf(item.key), reader, depth)) {
+        if (reader.merged.has(source)) continue;
+        reader.merged.add(source);
+        addFields(fields, source, own, reader, depth + 1);
+      }
+      continue;
+    }
+    const key = keyText(item.key);
+    const line = reader.lineOf(item.key);
+    if (key === undefined) throw new ProjectConfigError(`${reader.kind} "${reader.name}": setting names must be plain text.`, reader.label, line);
+    if (taken.has(key) || fields.has(key)) continue;
+    fields.set(key, { key, value: toJS(item.value, reader.doc, reader, line), line });
+  }
+}
+
+/** The maps a `<<` merges: an alias of a map, a map, or a list of those. */
+function mergeSources(value: unknown, doc: YAML.Document, line: number | undefined, where: EntryPlace, depth: number): YAML.YAMLMap[] {
+  const { isAlias, isMap, isSeq } = yaml();
+  const problem = (what: string) =>
+    new ProjectConfigError(
+      `${where.kind} "${where.name}": "<<" must merge a map (<<: *anchor) or a list of maps (<<: [*a, *b]), ${what}. Anchor a map of settings (name: &anchor) and merge that.`,
+      where.label,
+      line,
+    );
+  if (depth >= MAX_MERGE_DEPTH) throw problem(`but merges nest more than ${MAX_MERGE_DEPTH} deep`);
+  const resolve = (node: unknown): YAML.YAMLMap => {
+    const target = isAlias(node) ? node.resolve(doc) : node;
+    if (!isMap(target)) throw problem(`not ${target === undefined ? "an unknown anchor" : describeNode(target)}`);
+    return target;
+  };
+  return isSeq(value) ? value.items.map(resolve) : [resolve(value)];
+}
+
+/** A `<<` key as the parser gives it with merge keys on. */
+function isMergeKey(key: unknown): boolean {
+  const { isScalar } = yaml();
+  return isScalar(key) && typeof key.value === "symbol" && key.value.description === "<<";
 }
 
 function fromObject(source: Record<string, unknown>, label: string, kind: ConfigKind): ConfigFile {
@@ -131,15 +199,30 @@ function keyText(key: unknown): string | undefined {
   return undefined;
 }
 
-function toJS(node: unknown, doc: YAML.Document): unknown {
+function toJS(node: unknown, doc: YAML.Document, where: EntryPlace, line: number | undefined): unknown {
   const { isNode } = yaml();
-  return isNode(node) ? node.toJS(doc) : node;
+  if (!isNode(node)) return node;
+  try {
+    return node.toJS(doc);
+  } catch (error) {
+    // The yaml package stops a "billion laughs" file (aliases of aliases that expand exponentially) with a bare ReferenceError.
+    if (error instanceof ReferenceError && /alias count/i.test(error.message)) {
+      throw new ProjectConfigError(
+        `${where.kind} "${where.name}": too many aliases: this value expands YAML aliases (*name) of aliases more than 100 times, ` +
+          "which is how a file exhausts memory. Write the values out, or use fewer aliases.",
+        where.label,
+        line,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
 }
 
 function describeNode(node: unknown): string {
-  const { isScalar } = yaml();
+  const { isMap, isScalar } = yaml();
   if (isScalar(node)) return `the value ${JSON.stringify(node.value)}`;
-  return "a list";
+  return isMap(node) ? "a map" : "a list";
 }
 
 const example = (kind: ConfigKind): string => (kind === "agent" ? "researcher" : "research_task");

@@ -1,78 +1,150 @@
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import type Database from "libsql";
+import { resolve } from "node:path";
+import { acquireConnection, releaseConnection } from "./connectionPool.js";
+import { IN_MEMORY_DB, type OpenMode, type Prepare, type SQLiteConnection } from "./SQLiteConnection.js";
+import { toStorageError } from "./StorageError.js";
 
-/** The path that opens a private, unnamed in-memory SQLite database. */
-export const IN_MEMORY_DB = ":memory:";
-
-/** A prepared statement of libsql's synchronous API. */
-export type SQLiteStatement = Database.Statement;
-
-// Every write of ours is its own commit (a task output, a flow step). In WAL mode with
-// synchronous=NORMAL a commit is an append without fsync, still safe when the process is killed
-// (only an OS crash may lose the newest rows).
-const PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"];
+export { IN_MEMORY_DB, type Prepare, type SQLiteStatement } from "./SQLiteConnection.js";
 
 /**
- * An embedded SQLite database on libsql's statement API, opened on first use, with its statements
- * prepared once. Stores whose writes sit between two steps of a run (flow saves, task outputs) use it:
- * a prepared statement runs in about half the time of the async client, which prepares it again on
- * every call and does the same synchronous write underneath.
+ * A store's handle on an embedded SQLite file, on libsql's statement API: a share of the process-wide
+ * connection of that file (see connectionPool), which opens on first use, closes when idle and opens
+ * again on the next use, with `setup` run once per open connection and statements prepared once per
+ * connection. Stores whose writes sit between two steps of a run (flow saves, task outputs) use it:
+ * a prepared statement runs in about half the time of the async client.
+ *
+ * Statements are used inside use(), read() and transaction() only: the connection may be closed for
+ * idleness, which drops them. Failures are StorageErrors that name the file and the fix.
  */
 export class SQLiteDatabase {
-  private opening: Promise<Database.Database> | undefined;
-  private readonly statements = new Map<string, SQLiteStatement>();
+  private connection: SQLiteConnection | undefined;
+  private readonly setupKey: string;
+  // Commits of this handle on the current open connection, to tell them from other handles' (changeMark).
+  private ownCommits = 0;
+  private ownGeneration = -1;
 
-  /** `path` is resolved on first use (":memory:" for a private in-memory database); `setup` runs once per open. */
+  /** `path` is resolved on first use (":memory:" for a private in-memory database); `setup` runs once per open connection. */
   constructor(
     private readonly path: () => string,
     private readonly setup: readonly string[],
-  ) {}
-
-  /** The statement for `sql`, prepared on first use. */
-  async statement(sql: string): Promise<SQLiteStatement> {
-    const cached = this.statements.get(sql);
-    if (cached) return cached;
-    const db = await this.open();
-    const prepared = db.prepare(sql);
-    this.statements.set(sql, prepared);
-    return prepared;
+  ) {
+    this.setupKey = setup.join(";\n");
   }
 
-  /** Closes the database; the next statement opens it again. */
-  async close(): Promise<void> {
-    const opening = this.opening;
-    this.opening = undefined;
-    this.statements.clear();
-    const db = await opening?.catch(() => undefined);
-    db?.close();
+  /** The file this handle uses (resolved on first use). */
+  get file(): string {
+    return this.connection?.path ?? resolvedPath(this.path());
   }
 
-  private open(): Promise<Database.Database> {
-    this.opening ??= openDatabase(this.path(), this.setup).catch((error: unknown) => {
-      // A failed open must not stick: the next call tries again (e.g. once the folder is writable).
-      this.opening = undefined;
-      throw error;
+  /**
+   * Runs `action` with the open connection's statements (prepared once per connection) and returns what it
+   * returns; opens the file first, creating it (and its folder) when missing. The action is synchronous so
+   * that no transaction of another store can begin between the check and the statements it runs.
+   */
+  async use<T>(action: (prepare: Prepare) => T): Promise<T> {
+    const connection = this.share();
+    while (!this.available(connection)) await this.reach(connection, "write");
+    return this.guard(() => action(connection.prepare));
+  }
+
+  /** Like use(), but undefined when the file does not exist (nothing is created) or, opened read-only, lacks a table. */
+  async read<T>(action: (prepare: Prepare) => T): Promise<T | undefined> {
+    const connection = this.share();
+    while (!this.available(connection)) if (!(await this.reach(connection, "read"))) return undefined;
+    try {
+      return action(connection.prepare);
+    } catch (error) {
+      if (connection.readOnly && /no such table/i.test((error as Error).message)) return undefined;
+      throw this.failure(error);
+    }
+  }
+
+  /** Whether there is anything to read: the connection is open, or the file exists (then it is opened). */
+  async canRead(): Promise<boolean> {
+    const connection = this.share();
+    while (!this.available(connection)) if (!(await this.reach(connection, "read"))) return false;
+    return true;
+  }
+
+  /**
+   * Runs `body` in a transaction (BEGIN IMMEDIATE, COMMIT, or ROLLBACK when it throws). Transactions on one
+   * connection run one at a time, whichever store starts them, and use() and read() wait while one is
+   * open. The body must use `prepare`, not use() (which would wait for the body itself).
+   */
+  transaction<T>(body: (prepare: Prepare) => T | Promise<T>): Promise<T> {
+    const connection = this.share();
+    return connection.serialize(async () => {
+      while (!this.available(connection)) await this.reach(connection, "write");
+      try {
+        const result = await connection.transaction(body);
+        this.countCommit(connection);
+        return result;
+      } catch (error) {
+        throw this.failure(error);
+      }
     });
-    return this.opening;
+  }
+
+  /**
+   * A mark that changes when someone other than this handle committed to the file (another process or
+   * another handle on the shared connection), or the connection was opened again, since the last mark.
+   */
+  async changeMark(): Promise<string> {
+    const connection = this.share();
+    const version = await this.use((prepare) => (prepare("PRAGMA data_version").get() as { data_version: number } | undefined)?.data_version);
+    const own = this.ownGeneration === connection.generation ? this.ownCommits : 0;
+    return `${connection.generation}:${version}:${connection.commits - own}`;
+  }
+
+  /** Gives this handle's share of the connection back (without shares it closes when idle); the next use takes one again. */
+  async close(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    if (connection) await releaseConnection(connection);
+  }
+
+  private share(): SQLiteConnection {
+    if (this.connection) return this.connection;
+    this.connection = acquireConnection(resolvedPath(this.path()));
+    return this.connection;
+  }
+
+  /**
+   * Whether `connection` is open and outside any transaction, checked in the same step as the statements
+   * that follow (a transaction may begin while an await resolves); runs this handle's setup on it once.
+   */
+  private available(connection: SQLiteConnection): boolean {
+    if (!connection.db || connection.inTransaction) return false;
+    this.guard(() => connection.ensureSetup(this.setupKey, this.setup));
+    connection.used = true;
+    return true;
+  }
+
+  /** Opens the connection, or waits for its transaction to end; false for a read of a file that does not exist. */
+  private async reach(connection: SQLiteConnection, mode: OpenMode): Promise<boolean> {
+    if (!connection.db) return connection.open(mode);
+    await connection.outsideTransaction();
+    return true;
+  }
+
+  private countCommit(connection: SQLiteConnection): void {
+    if (this.ownGeneration !== connection.generation) {
+      this.ownGeneration = connection.generation;
+      this.ownCommits = 0;
+    }
+    this.ownCommits++;
+  }
+
+  private guard<T>(action: () => T): T {
+    try {
+      return action();
+    } catch (error) {
+      throw this.failure(error);
+    }
+  }
+
+  private failure(error: unknown): unknown {
+    return toStorageError(error, this.file, this.connection?.readOnly ?? false);
   }
 }
 
-async function openDatabase(path: string, setup: readonly string[]): Promise<Database.Database> {
-  // Loaded on first use: the native module is slow to import and many programs never open a database.
-  const { default: Database } = await import("libsql");
-  let file = path;
-  if (path !== IN_MEMORY_DB) {
-    file = resolve(path);
-    mkdirSync(dirname(file), { recursive: true });
-  }
-  // timeout: wait up to 5 s for another process's write lock instead of failing at once.
-  const db = new Database(file, { timeout: 5000 });
-  try {
-    for (const sql of [...PRAGMAS, ...setup]) db.exec(sql);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-  return db;
-}
+const resolvedPath = (path: string): string => (path === IN_MEMORY_DB ? path : resolve(path));

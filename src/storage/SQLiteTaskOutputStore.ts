@@ -1,4 +1,5 @@
 import { SQLiteDatabase, type SQLiteStatement } from "./SQLiteDatabase.js";
+import { parseStoredJson, StorageError } from "./StorageError.js";
 import { storagePath } from "./storageDir.js";
 import {
   completeRecord,
@@ -78,27 +79,34 @@ export class SQLiteTaskOutputStore implements TaskOutputStore {
   }
 
   async loadAll(): Promise<StoredTaskOutput[]> {
+    // A read: a missing file holds no outputs and is not created; an unwritable one is opened read-only.
     const rows = await this.run(
       "load task outputs",
       "SELECT task_index, task_id, expected_output, output, inputs, was_replayed, timestamp FROM latest_kickoff_task_outputs ORDER BY task_index",
-      (st) => st.all() as Row[],
+      (st) => (st.all() as Row[]).map((row) => fromRow(row, this.db.file)),
+      "read",
     );
-    return rows.map(fromRow);
+    return rows ?? [];
   }
 
   async reset(): Promise<void> {
     await this.run("delete task outputs", "DELETE FROM latest_kickoff_task_outputs", (st) => st.run());
   }
 
+  /** Releases this store's share of the file's connection; the next call opens it again. */
   async close(): Promise<void> {
     await this.db.close();
   }
 
-  private async run<T>(what: string, sql: string, action: (statement: SQLiteStatement) => T): Promise<T> {
+  private async run<T>(what: string, sql: string, action: (statement: SQLiteStatement) => T): Promise<T>;
+  private async run<T>(what: string, sql: string, action: (statement: SQLiteStatement) => T, mode: "read"): Promise<T | undefined>;
+  private async run<T>(what: string, sql: string, action: (statement: SQLiteStatement) => T, mode: "write" | "read" = "write"): Promise<T | undefined> {
     try {
-      return action(await this.db.statement(sql));
+      return await (mode === "read" ? this.db.read((prepare) => action(prepare(sql))) : this.db.use((prepare) => action(prepare(sql))));
     } catch (error) {
       if (error instanceof TaskOutputStoreError) throw error;
+      // A StorageError names the file and the fix; anything else gets the usual advice.
+      if (error instanceof StorageError) throw new TaskOutputStoreError(`Could not ${what} in the task output database: ${error.message}`, { cause: error });
       const reason = error instanceof Error ? error.message : String(error);
       throw new TaskOutputStoreError(
         `Could not ${what} in the task output database: ${reason}. Check that the storage directory (CREWTS_STORAGE_DIR) is writable.`,
@@ -116,13 +124,14 @@ function toColumnValue(key: keyof StoredTaskOutputPatch, value: unknown): string
   return String(value);
 }
 
-function fromRow(row: Row): StoredTaskOutput {
+function fromRow(row: Row, file: string): StoredTaskOutput {
+  const taskIndex = Number(row.task_index);
   return {
     taskId: text(row.task_id),
     expectedOutput: text(row.expected_output),
-    output: parseObject(row.output),
-    taskIndex: Number(row.task_index),
-    inputs: parseObject(row.inputs),
+    output: parseObject(row.output, file, taskIndex, "output"),
+    taskIndex,
+    inputs: parseObject(row.inputs, file, taskIndex, "inputs"),
     wasReplayed: Number(row.was_replayed) === 1,
     timestamp: text(row.timestamp),
   };
@@ -133,7 +142,9 @@ function text(value: unknown): string {
   return typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value);
 }
 
-function parseObject(value: unknown): Record<string, unknown> {
-  const parsed: unknown = typeof value === "string" ? JSON.parse(value) : {};
+function parseObject(value: unknown, file: string, taskIndex: number, column: string): Record<string, unknown> {
+  const where = `The ${column} of the stored task output ${taskIndex} (table latest_kickoff_task_outputs)`;
+  const fix = "Run the crew again to replace the stored outputs, or delete the file (crewts reset-memories -k).";
+  const parsed = typeof value === "string" ? parseStoredJson(value, file, where, fix) : {};
   return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
 }

@@ -14,9 +14,9 @@ export function storageDir(create = true): string {
   return dir;
 }
 
-/** The path of `file` inside the storage directory. */
+/** The path of `file` inside the storage directory; nothing is created (a store makes the folder when it first writes). */
 export function storagePath(file: string): string {
-  return join(storageDir(), file);
+  return join(storageDir(false), file);
 }
 
 function userDataDir(): string {

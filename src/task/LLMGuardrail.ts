@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ConverterError, convertToSchema } from "../agent/OutputConverter.js";
+import { convertToSchema } from "../agent/OutputConverter.js";
 import { callLLM } from "../llm/callLLM.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM } from "../llm/types.js";
@@ -33,26 +33,35 @@ export function llmGuardrail(options: LLMGuardrailOptions): LLMGuardrailFunction
   const { description } = options;
   const fixedLLM = options.llm === undefined ? undefined : resolveLLM(options.llm);
   const check = async (output: TaskOutput, context: GuardrailContext): Promise<[boolean, unknown]> => {
-    const llm = fixedLLM ?? context.agent.llm;
-    const response = await callLLM(
-      llm,
-      [
-        { role: "system", content: taskPrompts.guardrailSystem },
-        { role: "user", content: taskPrompts.guardrailCheck(output.raw, description) },
-      ],
-      { source: context.source },
-    );
-    addToUsageMetrics(context.agent.usageMetrics, response.usage);
     try {
-      const verdict = await convertToSchema(response.text, llmGuardrailVerdictSchema, { llm, maxAttempts: 3, source: context.source });
-      addToUsageMetrics(context.agent.usageMetrics, verdict.usage);
-      if (verdict.parsed.valid) return [true, output.raw];
-      return [false, verdict.parsed.feedback?.trim() || `the output does not comply with the guardrail: ${description}`];
+      return await judge(fixedLLM ?? context.agent.llm, output, description, context);
     } catch (error) {
-      // As CrewAI: a judge that cannot give a verdict counts as a failed check, so the agent gets another try.
-      if (error instanceof ConverterError) return [false, `Error while validating the task output: ${error.message}`];
-      throw error;
+      // As CrewAI: whatever goes wrong while judging (the model call fails, the verdict is junk) counts as
+      // a failed check, so the task is run again with the reason. Only a cancelled run stops here.
+      if (isAbort(error)) throw error;
+      return [false, `Error while validating the task output: ${error instanceof Error ? error.message : String(error)}`];
     }
   };
   return Object.assign(check, { description });
+}
+
+/** Asks `llm` whether `output` follows `description`; throws when no verdict can be had. */
+async function judge(llm: BaseLLM, output: TaskOutput, description: string, context: GuardrailContext): Promise<[boolean, unknown]> {
+  const response = await callLLM(
+    llm,
+    [
+      { role: "system", content: taskPrompts.guardrailSystem },
+      { role: "user", content: taskPrompts.guardrailCheck(output.raw, description) },
+    ],
+    { source: context.source },
+  );
+  addToUsageMetrics(context.agent.usageMetrics, response.usage);
+  const verdict = await convertToSchema(response.text, llmGuardrailVerdictSchema, { llm, maxAttempts: 3, source: context.source });
+  addToUsageMetrics(context.agent.usageMetrics, verdict.usage);
+  if (verdict.parsed.valid) return [true, output.raw];
+  return [false, verdict.parsed.feedback?.trim() || `the output does not comply with the guardrail: ${description}`];
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error.name === "KickoffAbortedError");
 }

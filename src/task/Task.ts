@@ -12,7 +12,7 @@ import { InterpolationError, TaskValidationError } from "./errors.js";
 import { labelOf, type ResolvedGuardrail } from "./guardrails.js";
 import { interpolate } from "./interpolate.js";
 import { llmGuardrail } from "./LLMGuardrail.js";
-import { checkOutputPath, writeOutputFile } from "./outputFile.js";
+import { checkInterpolatedOutputPath, writeOutputFile } from "./outputFile.js";
 import { runTaskPipeline } from "./taskExecution.js";
 import { taskOptionsShape, validateTaskOptions, type TaskOptions } from "./TaskOptions.js";
 import { taskPrompts } from "./taskPrompts.js";
@@ -44,7 +44,6 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   outputSchema?: S;
   outputFile?: string;
   createDirectory: boolean;
-  tools: BaseTool[];
   humanInput: boolean;
   markdown: boolean;
   guardrailMaxRetries: number;
@@ -64,6 +63,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   readonly options: Readonly<TaskOptions<S>>;
   /** The guardrails that run, in order: `guardrails` when given, else `guardrail` (CrewAI). */
   readonly resolvedGuardrails: readonly ResolvedGuardrail[];
+  private ownToolList: BaseTool[];
 
   constructor(options: TaskOptions<S>) {
     if (!isTrustedConstruction()) validateTaskOptions(this.optionsSchema(), options, new.target.name);
@@ -77,7 +77,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     if (options.outputSchema !== undefined) this.outputSchema = options.outputSchema;
     if (options.outputFile !== undefined) this.outputFile = options.outputFile;
     this.createDirectory = options.createDirectory ?? true;
-    this.tools = [...(options.tools ?? [])];
+    this.ownToolList = [...(options.tools ?? [])];
     this.humanInput = options.humanInput ?? false;
     this.markdown = options.markdown ?? false;
     this.guardrailMaxRetries = options.guardrailMaxRetries ?? 3;
@@ -86,6 +86,25 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
       if (typeof g === "string") return { fn: llmGuardrail({ description: g }), label: g };
       return { fn: g, label: labelOf(g) };
     });
+  }
+
+  /**
+   * The task's own tools, else its agent's (as CrewAI's Task, which takes the agent's tools when it has
+   * none): what the task will work with. Assigning a list gives the task tools of its own.
+   */
+  get tools(): BaseTool[] {
+    const inherited = this.ownToolList.length === 0 ? this.agent?.tools : undefined;
+    // A frozen copy: pushing onto it must fail loudly rather than change the agent's tools.
+    return inherited?.length ? Object.freeze([...inherited]) as BaseTool[] : this.ownToolList;
+  }
+
+  set tools(tools: BaseTool[]) {
+    this.ownToolList = [...tools];
+  }
+
+  /** The tools given to the task itself, without its agent's: they replace the agent's when it executes. */
+  get ownTools(): readonly BaseTool[] {
+    return this.ownToolList;
   }
 
   /** Milliseconds the last execution took, once it has ended. */
@@ -139,7 +158,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     this.expectedOutput = this.interpolateField("expectedOutput", this.options.expectedOutput, inputs);
     if (this.options.outputFile !== undefined) {
       const path = this.interpolateField("outputFile", this.options.outputFile, inputs);
-      checkOutputPath(path, this.displayName);
+      checkInterpolatedOutputPath(path, this.options.outputFile, this.displayName);
       this.outputFile = path;
     }
   }
@@ -150,7 +169,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     if (this.agent !== undefined) options.agent = agentFor ? agentFor(this.agent) : this.agent;
     else delete options.agent;
     if (this.context !== undefined) options.context = contextFor ? this.context.map(contextFor) : [...this.context];
-    options.tools = [...this.tools];
+    options.tools = [...this.ownToolList];
     const Ctor = this.constructor as new (options: TaskOptions<S>) => Task<S>;
     const copied = new Ctor(options);
     copied.description = this.description;
@@ -233,7 +252,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
       this.output = output;
       this.showExecution(startTime, context, retries);
       if (this.options.callback) await this.options.callback(output);
-      if (this.outputFile !== undefined) await writeOutputFile(this.outputFile, output.toString(), this.createDirectory);
+      if (this.outputFile !== undefined) await writeOutputFile(this.outputFile, output.toString(), this.createDirectory, this);
       if (eventBus.hasListeners("task_completed")) eventBus.emit("task_completed", { ...source, taskId: this.id, output: output.raw });
       return output;
     } catch (error) {

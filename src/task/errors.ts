@@ -6,6 +6,20 @@ export class TaskValidationError extends Error {
   }
 }
 
+/** Thrown when a task's output file would be written outside where it may go (a path from inputs, or a symbolic link); names the task and the path. */
+export class OutputFilePathError extends TaskValidationError {
+  constructor(
+    message: string,
+    /** The task's name (or description). */
+    readonly task: string,
+    /** The output file path that was refused. */
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = "OutputFilePathError";
+  }
+}
+
 /** Thrown when a guardrail still fails after its retries; the message names the task, the guardrail and the last error. */
 export class GuardrailError extends Error {
   constructor(

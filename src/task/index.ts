@@ -2,7 +2,7 @@ export { Task, type TaskExecuteOptions } from "./Task.js";
 export { ConditionalTask, type ConditionalTaskOptions } from "./ConditionalTask.js";
 export type { TaskOptions } from "./TaskOptions.js";
 export { TaskOutput, type TaskOutputInit } from "./TaskOutput.js";
-export { GuardrailError, TaskValidationError, InterpolationError } from "./errors.js";
+export { GuardrailError, TaskValidationError, InterpolationError, OutputFilePathError } from "./errors.js";
 export type { Guardrail, GuardrailFunction, GuardrailResult, GuardrailContext } from "./guardrails.js";
 export { llmGuardrail, type LLMGuardrailOptions } from "./LLMGuardrail.js";
 export { interpolate } from "./interpolate.js";

@@ -161,6 +161,7 @@ describe("crewts commands in-process", () => {
     const output = (description: string, raw: string) => ({ description, raw, agent: "Researcher" });
     await store.add({ taskId: "id-1", taskIndex: 0, expectedOutput: "points", output: output("Research AI", "short"), inputs: { topic: "AI" } });
     await store.add({ taskId: "id-2", taskIndex: 1, expectedOutput: "report", output: output("Write\nthe report", "x".repeat(400)), inputs: { topic: "AI" } });
+    await store.add({ taskId: "id-3", taskIndex: 2, expectedOutput: "text", output: output("Echo", "\x1b]0;pwned\x07Done\x1b[2J\r!"), inputs: { topic: "AI" } });
     await store.close();
 
     const { code, out } = await cli("log-tasks-outputs");
@@ -170,9 +171,15 @@ describe("crewts commands in-process", () => {
     expect(out).toContain("Task 2: id-2\n  Description: Write the report");
     expect(out).toContain("(400 characters; --full shows all)");
     expect(out).toContain("crewts replay -t <task id>");
-    expect((await cli("log-tasks-outputs", "--full")).out).toContain("x".repeat(400));
+    // A model's terminal controls are not printed (the \r is whitespace to the one-line preview).
+    expect(out).toContain("Task 3: id-3\n  Description: Echo\n  Agent: Researcher\n  Output: Done !");
+    const full = (await cli("log-tasks-outputs", "--full")).out;
+    expect(full).toContain("x".repeat(400));
+    expect(full).toContain("Output: Done!");
+    // eslint-disable-next-line no-control-regex
+    for (const text of [out, full]) expect(text).not.toMatch(/[\x07\x1b\r]/);
     const json = JSON.parse((await cli("log-tasks-outputs", "--json")).out) as { taskId: string }[];
-    expect(json.map((r) => r.taskId)).toEqual(["id-1", "id-2"]);
+    expect(json.map((r) => r.taskId)).toEqual(["id-1", "id-2", "id-3"]);
 
     const reset = await cli("reset-memories", "-kn", "-k");
     expect(reset.code).toBe(0);

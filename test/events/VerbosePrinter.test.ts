@@ -6,7 +6,7 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/index.js";
 import { Crew } from "../../src/crew/index.js";
 import { eventBus, VerbosePrinter, verboseDefaults, type VerboseStream } from "../../src/events/index.js";
-import { supportsColor, wrapLine } from "../../src/events/terminalText.js";
+import { stripControls, supportsColor, wrapLine } from "../../src/events/terminalText.js";
 import { Task } from "../../src/task/index.js";
 import { FakeLLM, type FakeLLMOptions } from "../../src/testing/index.js";
 import { tool } from "../../src/tools/index.js";
@@ -121,8 +121,12 @@ describe("verbose crew output", () => {
 
     vi.stubEnv("NO_COLOR", "1");
     expect(supportsColor(new FakeStream(true))).toBe(false);
+    vi.stubEnv("NO_COLOR", undefined);
+    vi.stubEnv("FORCE_COLOR", "0");
+    expect(supportsColor(new FakeStream(true))).toBe(false);
+    // A file or a pipe never gets escape codes.
     vi.stubEnv("FORCE_COLOR", "1");
-    expect(supportsColor(new FakeStream(false))).toBe(true);
+    expect(supportsColor(new FakeStream(false))).toBe(false);
   });
 
   it("shows a progress line during a slow LLM call on a terminal and clears its timer afterwards", async () => {
@@ -227,6 +231,72 @@ describe("output log file", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("text from models, tools and inputs", () => {
+  // What a web page could steer a model into writing: retitle the terminal, clear it, overwrite a line.
+  const hostile = tool({
+    name: "fetch_page",
+    description: "Fetches a page",
+    schema: z.object({ url: z.string() }),
+    execute: () => "\x1b]0;owned\x07Page \x1b[2J\x1b[31mtext\x1b[0m\rend\x1bc\x9b2J\x00",
+  });
+
+  it("reaches neither the screen nor the log file with its escape sequences and control characters, and no colour is added off a terminal", async () => {
+    vi.stubEnv("FORCE_COLOR", "1");
+    const dir = await mkdtemp(join(tmpdir(), "crewts-verbose-"));
+    try {
+      const path = join(dir, "run.jsonl");
+      const llm = new FakeLLM([
+        'Thought: read \x1b]0;pwned\x07it\nAction: fetch_page\nAction Input: {"url": "https://example.com"}',
+        "Thought: done\nFinal Answer: Cats \x1b[2Jsleep\r a lot.\x1b]0;pwned\x07",
+      ]);
+      const agent = new Agent({ role: "Reader\x1b[5m", goal: "Read", backstory: "Reads.", llm, tools: [hostile] });
+      const task = new Task({ description: "Summarize {topic}", expectedOutput: "A summary", agent });
+      const crew = new Crew({ agents: [agent], tasks: [task], verbose: true, outputLogFile: path });
+      const output = await crew.kickoff({ topic: "ca\x1b[1mts" });
+
+      const log = await readFile(path, "utf8");
+      for (const text of [stream.text, log]) {
+        // eslint-disable-next-line no-control-regex
+        expect(text).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+        expect(text).not.toMatch(/\\u00[01]|\\r|\\u007f|\\u00[89]/);
+        expect(text).not.toContain("pwned");
+        expect(text).not.toContain("owned");
+      }
+      expectInOrder(stream.text, ["Inputs: {", "Agent: Reader", "Task: Summarize cats", "Thought: read it", "Tool: fetch_page", "Output: Page textend", "Answer: Cats sleep a lot."]);
+      expect(log).toContain("Cats sleep a lot.");
+      // The answer itself is the model's, unchanged: only what is printed is cleaned.
+      expect(output.raw).toBe("Cats \x1b[2Jsleep\r a lot.\x1b]0;pwned\x07");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps our own colours on a terminal", async () => {
+    stream = new FakeStream(true, 200);
+    verboseDefaults.stream = stream;
+    const llm = new FakeLLM(["Thought: done\nFinal Answer: \x1b[31mred\x1b[0m and \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\"]);
+    await new Agent({ role: "Oracle", goal: "Answer", backstory: "Knows.", llm, verbose: true }).kickoff("Say it");
+    expect(stream.text).toMatch(ANSI);
+    expect(stream.text).toContain("Answer:\x1b[22m red and link");
+    expect(stream.text).not.toContain("\x1b[31mred");
+    expect(stream.text).not.toContain("evil.example");
+  });
+});
+
+describe("stripControls", () => {
+  it("removes CSI, OSC and other ESC sequences, C0 and C1 controls and lone carriage returns, and keeps newlines, tabs and text", () => {
+    expect(stripControls("a\x1b[1;31mb\x1b[0m c")).toBe("ab c");
+    expect(stripControls("x\x1b]0;title\x07y\x1b]0;t2\x1b\\z")).toBe("xyz");
+    expect(stripControls("p\x1bPq\x1b\\r\x1b_apc\x9cs")).toBe("prs");
+    expect(stripControls("reset\x1bc!\x1b(B")).toBe("reset!");
+    expect(stripControls("c1\x9b2Jcsi\x9d0;t\x07osc\x85")).toBe("c1csiosc");
+    expect(stripControls("line 1\r\nline 2\r\tok\x07\x08\x00\x7f")).toBe("line 1\nline 2\tok");
+    expect(stripControls("open \x1b]0;never ends")).toBe("open 0;never ends");
+    const clean = "Plain text, ünïcode ✓, emoji 🐈";
+    expect(stripControls(clean)).toBe(clean);
   });
 });
 

@@ -168,6 +168,25 @@ describe("Flow definition", () => {
     expect(flowGraph(new Graphed())).toEqual(graph);
   });
 
+  it("draws no router edge into a listener whose and(...) needs the label, as CrewAI's direct-trigger rule", () => {
+    class Joined extends Flow {
+      @start() a() {}
+      @router("a") decide() {
+        return "go";
+      }
+      @router("a", { emit: ["ok"] }) check() {
+        return "ok";
+      }
+      @listen(and("go", "a")) both() {}
+      @listen(or("go", and("ok", "a"))) either() {}
+      @listen(and("ok", "a")) declared() {}
+    }
+    const routerEdges = flowGraph(Joined).edges.filter((e) => e.kind === "router");
+    expect(routerEdges).toEqual([{ from: "decide", to: "either", kind: "router", label: "go" }]);
+    const andEdges = flowGraph(Joined).edges.filter((e) => e.to === "both");
+    expect(andEdges).toEqual([{ from: "a", to: "both", kind: "and", label: "go AND a" }]);
+  });
+
   it("draws router edges only for declared labels when a router declares emit", () => {
     class Emitting extends Flow {
       @start() a() {}

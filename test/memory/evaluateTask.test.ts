@@ -45,8 +45,31 @@ describe("evaluateTask", () => {
     expect(error).toBeInstanceOf(TaskEvaluationError);
     expect((error as TaskEvaluationError).rawOutput).toBe("I think it went fine, good job!");
     expect((error as Error).message).toMatch(/not the expected JSON/);
-    const noQuality = await evaluateTask({ llm: new FakeLLM(['{"suggestions": ["x"]}']), ...task }).catch((e: unknown) => e);
-    expect(noQuality).toBeInstanceOf(TaskEvaluationError);
-    expect((noQuality as Error).message).toMatch(/quality/);
+    const nothingValid = await evaluateTask({ llm: new FakeLLM(['{"quality": "great", "entities": [{"type": "person"}]}']), ...task }).catch((e: unknown) => e);
+    expect(nothingValid).toBeInstanceOf(TaskEvaluationError);
+    expect((nothingValid as Error).message).toMatch(/quality: .*entities\[0\]\.name/);
+  });
+
+  it("keeps every valid part of a partial reply and names what it left out", async () => {
+    const entity = { name: "VanMoof", type: "company", description: "E-bike maker", relationships: [] };
+    const entitiesOnly = await evaluateTask({ llm: new FakeLLM([JSON.stringify({ entities: [entity] })]), ...task });
+    expect(entitiesOnly).toEqual({ suggestions: [], entities: [entity], problems: ["quality: missing"] });
+
+    const qualityOnly = await evaluateTask({ llm: new FakeLLM(['{"quality": 6}']), ...task });
+    expect(qualityOnly).toEqual({ quality: 6, suggestions: [], entities: [] });
+
+    const mixed = await evaluateTask({
+      llm: new FakeLLM([JSON.stringify({ quality: null, suggestions: ["Cite sources", 42, ""], entities: [entity, { name: "" }, "Cowboy", { name: "Cowboy" }] })]),
+      ...task,
+    });
+    expect(mixed.quality).toBeUndefined();
+    expect(mixed.suggestions).toEqual(["Cite sources"]);
+    expect(mixed.entities.map((e) => e.name)).toEqual(["VanMoof", "Cowboy"]);
+    expect(mixed.problems).toEqual([
+      "quality: must be a number from 0 to 10, got null",
+      "suggestions[1]: must be a string, got 42",
+      "entities[1].name: must be a non-empty string",
+      'entities[2]: must be an object { name, type, description, relationships }, got "Cowboy"',
+    ]);
   });
 });

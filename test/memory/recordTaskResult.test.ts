@@ -84,6 +84,36 @@ describe("recordTaskResult", () => {
     expect(agentLLM.calls).toHaveLength(0);
   });
 
+  it("saves the entities of an evaluation without quality, and reports the lesson it could not save", async () => {
+    const m = memories();
+    const failed: CrewtsEvent<"memory_save_failed">[] = [];
+    eventBus.on("memory_save_failed", (event) => {
+      failed.push(event);
+    });
+    const reply = JSON.stringify({ entities: [{ name: "VanMoof", type: "company", description: "Dutch e-bike maker" }, { type: "nameless" }] });
+    const record = await recordTaskResult({ ...task, llm: new FakeLLM([reply]), ...m });
+    for (const memory of Object.values(m)) await memory.flush();
+    const [entity] = await m.entity.search("VanMoof");
+    expect(entity?.content).toBe("VanMoof (company): Dutch e-bike maker.");
+    expect(await m.long.search(task.taskDescription)).toEqual([]);
+    expect(record.failures.map((f) => [f.kind, f.error.message])).toEqual([
+      ["long", expect.stringMatching(/no quality and no suggestions.*quality: missing/)],
+      ["entity", expect.stringMatching(/entities\[1\]\.name/)],
+    ]);
+    expect(failed.map((e) => e.memoryKind)).toEqual(["long", "entity"]);
+  });
+
+  it("saves quality without suggestions, and suggestions without quality at the neutral 5", async () => {
+    const m = memories();
+    const rated = await recordTaskResult({ ...task, llm: new FakeLLM(['{"quality": 9}']), long: m.long, entity: m.entity });
+    expect(rated.failures).toEqual([]);
+    const unrated = await recordTaskResult({ ...task, taskDescription: "Research the scooter market", llm: new FakeLLM(['{"suggestions": ["Name the source"]}']), long: m.long });
+    expect(unrated.failures).toEqual([]);
+    await m.long.flush();
+    const [lesson] = await m.long.search("Research the scooter market");
+    expect(lesson).toMatchObject({ content: "Name the source", importance: 0.5 });
+  });
+
   it("never throws: a garbage evaluation becomes memory_save_failed events and returned failures", async () => {
     const m = memories();
     const failed: CrewtsEvent<"memory_save_failed">[] = [];

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -95,6 +95,17 @@ function researchCrew(paths: { agents: string; tasks: string }) {
   return ResearchCrew;
 }
 
+/** Runs `fn` with `dir` as the working directory. */
+async function inDir<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const before = process.cwd();
+  process.chdir(dir);
+  try {
+    return await fn();
+  } finally {
+    process.chdir(before);
+  }
+}
+
 /** The ProjectConfigError message thrown by `fn`. */
 function configError(fn: () => unknown): string {
   try {
@@ -124,8 +135,10 @@ describe("CrewBase: building from YAML", () => {
     expect(reporting!.name).toBe("reporting_task");
     expect(research!.description).toBe("Research {topic}.");
 
-    const output = await instance.crew().kickoff({ topic: "AI", dir: paths.dir });
+    // An output file path from inputs must stay inside the working directory.
+    const output = await inDir(paths.dir, () => instance.crew().kickoff({ topic: "AI", dir: "out" }));
     expect(output.raw).toBe("# Report");
+    expect(readFileSync(join(paths.dir, "out", "report.md"), "utf8")).toBe("# Report");
     expect(llm.calls[0]!.messages.map((m) => m.content).join("\n")).toContain("Research AI.");
     expect(researcher!.role).toBe("AI Senior Researcher");
   });
@@ -213,7 +226,7 @@ describe("CrewBase: building from YAML", () => {
         seen.push(`after:${output.raw}`);
       }
     }
-    const output = await new Hooked({ llm: finalAnswers("points", "report") }).crew().kickoff({ topic: "AI", dir: paths.dir });
+    const output = await inDir(paths.dir, () => new Hooked({ llm: finalAnswers("points", "report") }).crew().kickoff({ topic: "AI", dir: "out" }));
     expect(output.raw).toBe("report");
     expect(seen).toEqual(["before:AI", "after:report"]);
   });

@@ -59,7 +59,7 @@ describe("SQLiteTaskOutputStore", () => {
     try {
       const error = await store.loadAll().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TaskOutputStoreError);
-      expect((error as Error).message).toMatch(/task output database.*writable/s);
+      expect((error as Error).message).toMatch(/task output database: .*not-a-db\.db is not a SQLite database.*Move it away or delete it/s);
       await rm(path);
       expect(await store.loadAll()).toEqual([]);
     } finally {

@@ -186,6 +186,24 @@ describe("LLM (string) guardrails", () => {
     await expect(task.executeSync()).rejects.toThrow(/^Task failed guardrail validation after 1 retries\. Last error: Still no\. Task: 'Review'; guardrail: Be good\./);
   });
 
+  it("counts a judge whose call fails as a failed check and retries the task with that error, as CrewAI", async () => {
+    const { agent, llm } = fakeAgent([final("first"), new Error("judge is down"), final("second"), '{"valid": true}']);
+    const task = new Task({ description: "Review", expectedOutput: "x", agent, guardrail: "Be good" });
+    const output = await task.executeSync();
+    expect(output.raw).toBe("second");
+    expect(userText(llm, 2)).toContain("Error while validating the task output: ");
+    expect(userText(llm, 2)).toContain("judge is down");
+    expect(task.retryCount).toBe(1);
+  });
+
+  it("fails with GuardrailError naming the validation error once the judge keeps failing", async () => {
+    const { agent } = fakeAgent([final("first"), new Error("Unexpected error")]);
+    const task = new Task({ description: "Review", expectedOutput: "x", agent, guardrail: "Be good", guardrailMaxRetries: 0 });
+    const failure = task.executeSync();
+    await expect(failure).rejects.toThrow(GuardrailError);
+    await expect(failure).rejects.toThrow(/Error while validating the task output: .*Unexpected error/);
+  });
+
   it("can use its own judge LLM via llmGuardrail", async () => {
     const { agent, llm } = fakeAgent([final("answer")]);
     const judge = new FakeLLM(['{"valid": true, "feedback": null}']);

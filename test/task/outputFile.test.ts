@@ -26,7 +26,10 @@ describe("outputFile", () => {
     ["out>x.txt", "shell special characters"],
     ["out<x.txt", "shell special characters"],
     ["out`id`.txt", "shell special characters"],
-    ["out/{bad name}.txt", "invalid template variable"],
+    ["out/{bad name}.txt", "Invalid template variable name: bad name"],
+    ["out/{invalid-name}.txt", "Invalid template variable name: invalid-name"],
+    ["out/{1st}.txt", "Invalid template variable name: 1st"],
+    ["out/{}.txt", "Invalid template variable name: "],
   ])("rejects %s at construction", (path, reason) => {
     expect(() => new Task({ description: "d", expectedOutput: "x", outputFile: path })).toThrow(TaskValidationError);
     expect(() => new Task({ description: "d", expectedOutput: "x", outputFile: path })).toThrow(reason);

@@ -1,12 +1,15 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { stripControls } from "../../events/terminalText.js";
 import { SQLiteTaskOutputStore, storageDir, TASK_OUTPUTS_DB_FILE, type StoredTaskOutput } from "../../storage/index.js";
 import { useProjectFolder } from "../projectFolder.js";
 
 const PREVIEW_CHARS = 300;
 
 /** `crewts log-tasks-outputs`: the task ids, descriptions and outputs of the latest kickoff, as stored for replay. */
-export async function logTasksOutputs(options: { full?: boolean; json?: boolean }, print: (line: string) => void = console.log): Promise<number> {
+export async function logTasksOutputs(options: { full?: boolean; json?: boolean }, write: (line: string) => void = console.log): Promise<number> {
+  // Outputs are a model's text: what a terminal would act on is never printed.
+  const print = (line: string) => write(stripControls(line));
   useProjectFolder();
   const dir = storageDir(false);
   const file = join(dir, TASK_OUTPUTS_DB_FILE);

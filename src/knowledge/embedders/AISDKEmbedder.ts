@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { eventBus } from "../../events/index.js";
+import { CallDeadline, defaultTotalTimeoutMs } from "../../llm/CallDeadline.js";
 import { LLMAuthenticationError, LLMTimeoutError } from "../../llm/errors.js";
+import { revealSecrets } from "../../llm/hideSecrets.js";
 import { abortReason, DEFAULT_RETRY_POLICY, withRetries, type RetryNotice, type RetryPolicy } from "../../llm/retry.js";
 import type { ErrorContext } from "../../llm/toLLMError.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../../llm/UsageMetrics.js";
@@ -33,6 +35,8 @@ export interface AISDKEmbedderOptions {
   retry?: Partial<RetryPolicy>;
   /** Time limit of one request (default 60 s). */
   timeoutMs?: number;
+  /** Deadline of one batch, its retries and the waits between them included (default 5 minutes, or timeoutMs when longer). */
+  totalTimeoutMs?: number;
   headers?: Record<string, string>;
 }
 
@@ -53,6 +57,7 @@ const optionsSchema = z.object({
     .strict()
     .optional(),
   timeoutMs: z.number().int().positive().optional(),
+  totalTimeoutMs: z.number().int().positive().optional(),
   headers: z.record(z.string(), z.string()).optional(),
 });
 
@@ -90,7 +95,8 @@ export class AISDKEmbedder implements Embedder {
     if (options.provider === "openai-compatible" && options.baseURL === undefined) {
       throw new EmbedderError(`Invalid embedder options: baseURL is required for openai-compatible/${options.model}, e.g. baseURL: "http://localhost:8000/v1".`);
     }
-    this.#options = { ...options };
+    // A spread would drop a key hidden by hideSecrets (options kept by an agent or crew).
+    this.#options = revealSecrets(options);
     this.#retry = {
       maxRetries: options.retry?.maxRetries ?? options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
       baseDelayMs: options.retry?.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
@@ -112,14 +118,19 @@ export class AISDKEmbedder implements Embedder {
     if (options.signal?.aborted) throw abortReason(options.signal);
     const sdk = await loadSdk();
     const { model, ctx } = this.build(sdk);
-    const vectors = await embedInBatches(this.id, texts, this.#options.batchSize ?? 100, (batch) =>
-      withRetries(() => this.attempt(sdk, model, ctx, batch, options.signal), {
+    const timeoutMs = this.#options.timeoutMs ?? 60_000;
+    const totalTimeoutMs = this.#options.totalTimeoutMs ?? defaultTotalTimeoutMs(this.#options.timeoutMs);
+    const embedBatch = (batch: string[]) => {
+      // Each batch is one request with its own deadline: a long input does not share one across batches.
+      const deadline = new CallDeadline(timeoutMs, totalTimeoutMs);
+      return withRetries(() => this.attempt(sdk, model, ctx, batch, deadline, options.signal), {
         ...this.#retry,
+        deadline,
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
         onRetry: (notice) => this.emitRetry(notice),
-      }),
-      this.#dimensions,
-    );
+      });
+    };
+    const vectors = await embedInBatches(this.id, texts, this.#options.batchSize ?? 100, embedBatch, this.#dimensions);
     this.#dimensions ??= vectors[0]?.length;
     return vectors;
   }
@@ -130,14 +141,29 @@ export class AISDKEmbedder implements Embedder {
     eventBus.emit("embedder_call_retry", { embedder: this.id, attempt, delayMs, error: error.message, ...(error.status !== undefined ? { status: error.status } : {}) });
   }
 
-  private async attempt(sdk: Sdk, model: Parameters<Sdk["embedOnce"]>[0], ctx: ErrorContext, batch: string[], userSignal: AbortSignal | undefined): Promise<number[][]> {
+  private async attempt(
+    sdk: Sdk,
+    model: Parameters<Sdk["embedOnce"]>[0],
+    ctx: ErrorContext,
+    batch: string[],
+    deadline: CallDeadline,
+    userSignal: AbortSignal | undefined,
+  ): Promise<number[][]> {
+    const budget = deadline.nextAttempt();
+    const totalReached = (cause?: unknown) =>
+      new LLMTimeoutError(`${this.id}: no embeddings within ${deadline.reachedText()}. Raise totalTimeoutMs, lower batchSize, or check the server.`, {
+        provider: ctx.provider,
+        model: ctx.model,
+        retryable: false,
+        ...(cause !== undefined ? { cause } : {}),
+      });
+    if (budget.ms === 0) throw totalReached();
     const controller = new AbortController();
-    const timeoutMs = this.#options.timeoutMs ?? 60_000;
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, timeoutMs);
+    }, budget.ms);
     const onUserAbort = () => controller.abort(userSignal?.reason);
     userSignal?.addEventListener("abort", onUserAbort, { once: true });
     if (userSignal?.aborted) onUserAbort();
@@ -149,8 +175,9 @@ export class AISDKEmbedder implements Embedder {
       return embeddings;
     } catch (error) {
       if (userSignal?.aborted) throw abortReason(userSignal);
+      if (timedOut && budget.byTotal) throw totalReached(error);
       if (timedOut) {
-        throw new LLMTimeoutError(`${this.id}: no embeddings within ${timeoutMs} ms (timeoutMs). Raise timeoutMs, lower batchSize, or check the server.`, {
+        throw new LLMTimeoutError(`${this.id}: no embeddings within ${deadline.timeoutMs} ms (timeoutMs). Raise timeoutMs, lower batchSize, or check the server.`, {
           provider: ctx.provider,
           model: ctx.model,
           cause: error,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { revealSecrets } from "../../llm/hideSecrets.js";
 import { AISDKEmbedder, EMBEDDING_PROVIDERS, type AISDKEmbedderOptions, type EmbeddingProvider } from "./AISDKEmbedder.js";
 import { EmbedderError, isEmbedder, type EmbedOptions, type Embedder } from "./Embedder.js";
 import { FunctionEmbedder } from "./FunctionEmbedder.js";
@@ -65,8 +66,9 @@ export const embedderSpecSchema = z.custom<EmbedderSpec>(
  * Lets embedder settings move over from CrewAI projects unchanged.
  */
 function fromCrewAIShape(spec: AISDKEmbedderOptions): AISDKEmbedderOptions {
-  const { config, ...rest } = spec as AISDKEmbedderOptions & { config?: Record<string, unknown> };
-  if (config === undefined || typeof config !== "object") return spec;
+  // Options kept by an agent or crew hide their key from spreads (hideSecrets): read it back first.
+  const { config, ...rest } = revealSecrets(spec) as AISDKEmbedderOptions & { config?: Record<string, unknown> };
+  if (config === undefined || typeof config !== "object") return rest;
   const pick = (...keys: string[]) => keys.map((k) => config[k]).find((v) => v !== undefined);
   const model = pick("model", "model_name");
   const apiKey = pick("apiKey", "api_key");

@@ -1,5 +1,6 @@
-import { SQLiteDatabase } from "../../storage/SQLiteDatabase.js";
+import { SQLiteDatabase, type Prepare } from "../../storage/SQLiteDatabase.js";
 import { storagePath } from "../../storage/storageDir.js";
+import { parseStoredJson } from "../../storage/StorageError.js";
 import type { Embedder } from "../embedders/Embedder.js";
 import {
   contentHash,
@@ -46,6 +47,8 @@ const SETUP = [
   "CREATE TABLE IF NOT EXISTS embedding_cache (embedder TEXT NOT NULL, content_hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (embedder, content_hash))",
 ];
 
+const FIND_SQL = "SELECT rowid, content_hash AS hash, metadata FROM documents WHERE collection = ? AND id = ?";
+const VECTOR_TABLES_SQL = "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vectors_%'";
 const MIN_VECTOR_CANDIDATES = 100;
 // Keyword matches ranked by FTS5 alone per result wanted, before documents are read and filtered.
 const KEYWORD_OVERFETCH = 4;
@@ -66,8 +69,6 @@ export class SQLiteSearchStore implements SearchStore {
   private readonly db: SQLiteDatabase;
   private readonly embedder: Embedder | undefined;
   private readonly vectorTables = new Set<number>();
-  // Transactions share one connection and await between statements: they run one at a time.
-  private writing: Promise<void> = Promise.resolve();
   private readonly queries: FtsQueryPlanner;
 
   constructor(options: SQLiteSearchStoreOptions = {}) {
@@ -78,51 +79,45 @@ export class SQLiteSearchStore implements SearchStore {
     this.queries = new FtsQueryPlanner(this.db, { rows: "documents", vocab: "documents_fts_vocab" });
   }
 
+  /** The database file (resolved on first use). */
+  get file(): string {
+    return this.db.file;
+  }
+
   async upsert(documents: readonly SearchDocument[], options: { signal?: AbortSignal } = {}): Promise<UpsertReport> {
     const report: UpsertReport = { added: 0, updated: 0, unchanged: 0, embedded: 0 };
-    const latest = new Map(documents.map((doc) => [doc.id, doc]));
-    const find = await this.db.statement("SELECT rowid, content_hash AS hash, metadata FROM documents WHERE collection = ? AND id = ?");
-    const pending: { doc: SearchDocument; hash: string; metadata: string; rowid: number | undefined; contentChanged: boolean }[] = [];
-    for (const doc of latest.values()) {
-      const hash = contentHash(doc.content);
-      const metadata = JSON.stringify(doc.metadata ?? {});
-      const existing = find.get(this.collection, doc.id) as { rowid: number; hash: string; metadata: string } | undefined;
-      const contentChanged = existing?.hash !== hash;
-      if (existing && !contentChanged && existing.metadata === metadata && !(await this.missingVector(existing.rowid))) {
-        report.unchanged++;
-        continue;
-      }
-      pending.push({ doc, hash, metadata, rowid: existing?.rowid, contentChanged });
-      if (existing) report.updated++;
-      else report.added++;
-    }
+    const pending = await this.changedDocuments(documents, report);
     if (pending.length === 0) return report;
 
+    // Embedding may take long (a remote model): statements are prepared after it, in the transaction.
     const vectors = this.embedder ? await this.vectorsFor(pending.map((p) => ({ hash: p.hash, content: p.doc.content })), options.signal, report) : undefined;
     const dims = vectors?.values().next().value?.length;
     if (dims !== undefined) await this.ensureVectorTable(dims);
 
-    const insert = await this.db.statement("INSERT INTO documents (collection, id, content, metadata, content_hash) VALUES (?, ?, ?, ?, ?)");
-    const update = await this.db.statement("UPDATE documents SET content = ?, metadata = ?, content_hash = ? WHERE rowid = ?");
-    const ftsDelete = await this.db.statement("DELETE FROM documents_fts WHERE rowid = ?");
-    const ftsInsert = await this.db.statement("INSERT INTO documents_fts (rowid, content) VALUES (?, ?)");
-    await this.transaction(async () => {
+    await this.db.transaction((prepare) => {
+      const find = prepare(FIND_SQL);
+      const insert = prepare("INSERT INTO documents (collection, id, content, metadata, content_hash) VALUES (?, ?, ?, ?, ?)");
+      const update = prepare("UPDATE documents SET content = ?, metadata = ?, content_hash = ? WHERE rowid = ?");
+      const ftsDelete = prepare("DELETE FROM documents_fts WHERE rowid = ?");
+      const ftsInsert = prepare("INSERT INTO documents_fts (rowid, content) VALUES (?, ?)");
       for (const item of pending) {
-        let rowid = item.rowid;
+        // Looked up again in the transaction: another store on the file may have added or removed the id since.
+        const existing = find.get(this.collection, item.doc.id) as { rowid: number; hash: string } | undefined;
+        let rowid = existing?.rowid;
         if (rowid === undefined) {
           rowid = Number(insert.run(this.collection, item.doc.id, item.doc.content, item.metadata, item.hash).lastInsertRowid);
         } else {
           update.run(item.doc.content, item.metadata, item.hash, rowid);
         }
-        if (item.contentChanged) {
-          ftsDelete.run(rowid);
+        if (existing?.hash !== item.hash) {
+          if (existing) ftsDelete.run(rowid);
           ftsInsert.run(rowid, item.doc.content);
         }
         const vector = vectors?.get(item.hash);
         if (vector && dims !== undefined) {
-          if (item.rowid !== undefined) await this.deleteVectors([rowid]);
+          if (existing) deleteVectors(prepare, [rowid]);
           // A little-endian float32 blob is F32_BLOB's own format: no JSON to print and parse.
-          (await this.db.statement(`INSERT INTO vectors_${dims} (rowid, embedder, embedding) VALUES (?, ?, ?)`)).run(rowid, this.embedderId(), float32Blob(vector));
+          prepare(`INSERT INTO vectors_${dims} (rowid, embedder, embedding) VALUES (?, ?, ?)`).run(rowid, this.embedderId(), float32Blob(vector));
         }
       }
     });
@@ -130,8 +125,35 @@ export class SQLiteSearchStore implements SearchStore {
     return report;
   }
 
+  /** The documents to write (the last of each id), counted in `report`; unchanged ones with their vector are skipped. */
+  private changedDocuments(documents: readonly SearchDocument[], report: UpsertReport): Promise<PendingDocument[]> {
+    const latest = new Map(documents.map((doc) => [doc.id, doc]));
+    return this.db.use((prepare) => {
+      const find = prepare(FIND_SQL);
+      const hasVector = this.embedder ? prepare(vectorLookupSql(vectorDims(prepare(VECTOR_TABLES_SQL).all() as { name: string }[]))) : undefined;
+      const pending: PendingDocument[] = [];
+      for (const doc of latest.values()) {
+        const hash = contentHash(doc.content);
+        const metadata = JSON.stringify(doc.metadata ?? {});
+        const existing = find.get(this.collection, doc.id) as { rowid: number; hash: string; metadata: string } | undefined;
+        const contentChanged = existing?.hash !== hash;
+        const missingVector = existing !== undefined && hasVector !== undefined && hasVector.get(existing.rowid, this.embedderId()) === undefined;
+        if (existing && !contentChanged && existing.metadata === metadata && !missingVector) {
+          report.unchanged++;
+          continue;
+        }
+        pending.push({ doc, hash, metadata, rowid: existing?.rowid, contentChanged });
+        if (existing) report.updated++;
+        else report.added++;
+      }
+      return pending;
+    });
+  }
+
   async search(query: string, options: SearchOptions = {}): Promise<SearchResult[]> {
     const filter = filterSql(options.filter ?? {});
+    // Searching a store that was never written creates no file.
+    if (!(await this.db.canRead())) return [];
     return rankedSearch(options, this.embedder !== undefined, {
       keyword: (pool) => this.keywordSearch(query, pool, filter),
       vector: (pool) => this.vectorSearch(query, pool, filter, options.signal),
@@ -140,37 +162,44 @@ export class SQLiteSearchStore implements SearchStore {
 
   async ids(filter: Record<string, MetadataValue> = {}): Promise<string[]> {
     const where = filterSql(filter);
-    const rows = (await this.db.statement(`SELECT d.id FROM documents d WHERE d.collection = ?${where.sql} ORDER BY d.rowid`)).all(this.collection, ...where.params) as { id: string }[];
-    return rows.map((row) => row.id);
+    const rows = await this.db.read((prepare) => prepare(`SELECT d.id FROM documents d WHERE d.collection = ?${where.sql} ORDER BY d.rowid`).all(this.collection, ...where.params) as { id: string }[]);
+    return (rows ?? []).map((row) => row.id);
   }
 
   async get(ids: readonly string[]): Promise<StoredDocument[]> {
-    const read = await this.db.statement("SELECT id, content, metadata FROM documents WHERE collection = ? AND id = ?");
-    return ids.flatMap((id) => {
-      const row = read.get(this.collection, id) as Omit<Row, "rowid"> | undefined;
-      return row ? [{ id: row.id, content: row.content, metadata: JSON.parse(row.metadata) as Record<string, MetadataValue> }] : [];
+    const rows = await this.db.read((prepare) => {
+      const read = prepare("SELECT id, content, metadata FROM documents WHERE collection = ? AND id = ?");
+      return ids.flatMap((id) => {
+        const row = read.get(this.collection, id) as Omit<Row, "rowid"> | undefined;
+        return row ? [row] : [];
+      });
     });
+    return (rows ?? []).map((row) => ({ id: row.id, content: row.content, metadata: this.metadataOf(row) }));
   }
 
   async delete(ids: readonly string[]): Promise<void> {
-    const find = await this.db.statement("SELECT rowid FROM documents WHERE collection = ? AND id = ?");
-    const rowids = ids.flatMap((id) => {
-      const row = find.get(this.collection, id) as { rowid: number } | undefined;
-      return row ? [row.rowid] : [];
+    if (ids.length === 0 || !(await this.db.canRead())) return;
+    await this.removeRows((prepare) => {
+      const find = prepare("SELECT rowid FROM documents WHERE collection = ? AND id = ?");
+      return ids.flatMap((id) => {
+        const row = find.get(this.collection, id) as { rowid: number } | undefined;
+        return row ? [row.rowid] : [];
+      });
     });
-    await this.removeRows(rowids);
   }
 
   async count(): Promise<number> {
-    const row = (await this.db.statement("SELECT count(*) AS n FROM documents WHERE collection = ?")).get(this.collection) as { n: number };
-    return row.n;
+    const row = await this.db.read((prepare) => prepare("SELECT count(*) AS n FROM documents WHERE collection = ?").get(this.collection) as { n: number } | undefined);
+    return row?.n ?? 0;
   }
 
   async reset(): Promise<void> {
-    const rows = (await this.db.statement("SELECT rowid FROM documents WHERE collection = ?")).all(this.collection) as { rowid: number }[];
-    await this.removeRows(rows.map((r) => r.rowid));
+    // Resetting a store that was never written creates no file.
+    if (!(await this.db.canRead())) return;
+    await this.removeRows((prepare) => (prepare("SELECT rowid FROM documents WHERE collection = ?").all(this.collection) as { rowid: number }[]).map((r) => r.rowid));
   }
 
+  /** Releases this store's share of the file's connection; the next call opens it again. */
   async close(): Promise<void> {
     this.vectorTables.clear();
     await this.db.close();
@@ -186,7 +215,7 @@ export class SQLiteSearchStore implements SearchStore {
     const rows = await rankWithPlan(plan, limit, async (match) => (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter)));
     // BM25 is unbounded (SQLite negates it: lower is better): scores are relative to the best match.
     const best = rows[0]?.rank ?? -1;
-    return rows.map((row) => toResult(row, best < 0 ? row.rank / best : 1));
+    return rows.map((row) => this.toResult(row, best < 0 ? row.rank / best : 1));
   }
 
   /**
@@ -195,35 +224,33 @@ export class SQLiteSearchStore implements SearchStore {
    * in thousands of chunks. Undefined when filters or other collections leave fewer than `limit` of a
    * full overfetch (more matches may exist below it).
    */
-  private async rankedByFts(match: string, limit: number, filter: FilterSql): Promise<(Row & { rank: number })[] | undefined> {
+  private rankedByFts(match: string, limit: number, filter: FilterSql): Promise<(Row & { rank: number })[] | undefined> {
     const k = limit * KEYWORD_OVERFETCH;
-    const ranked = (await this.db.statement("SELECT rowid, bm25(documents_fts) AS rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?")).all(match, k) as {
-      rowid: number;
-      rank: number;
-    }[];
-    const lookup = await this.db.statement(`SELECT d.rowid, d.id, d.content, d.metadata FROM documents d WHERE d.rowid = ? AND d.collection = ?${filter.sql}`);
-    const rows: (Row & { rank: number })[] = [];
-    for (const { rowid, rank } of ranked) {
-      const row = lookup.get(rowid, this.collection, ...filter.params) as Row | undefined;
-      if (row) rows.push({ ...row, rank });
-      if (rows.length === limit) return rows;
-    }
-    return ranked.length < k ? rows : undefined;
+    return this.db.use((prepare) => {
+      const ranked = prepare("SELECT rowid, bm25(documents_fts) AS rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?").all(match, k) as { rowid: number; rank: number }[];
+      const lookup = prepare(`SELECT d.rowid, d.id, d.content, d.metadata FROM documents d WHERE d.rowid = ? AND d.collection = ?${filter.sql}`);
+      const rows: (Row & { rank: number })[] = [];
+      for (const { rowid, rank } of ranked) {
+        const row = lookup.get(rowid, this.collection, ...filter.params) as Row | undefined;
+        if (row) rows.push({ ...row, rank });
+        if (rows.length === limit) return rows;
+      }
+      return ranked.length < k ? rows : undefined;
+    });
   }
 
   /** The best `limit` matches, every match joined to its document and filtered before ranking. */
-  private async rankedByJoin(match: string, limit: number, filter: FilterSql): Promise<(Row & { rank: number })[]> {
+  private rankedByJoin(match: string, limit: number, filter: FilterSql): Promise<(Row & { rank: number })[]> {
     const sql =
       "SELECT d.rowid, d.id, d.content, d.metadata, bm25(documents_fts) AS rank FROM documents_fts JOIN documents d ON d.rowid = documents_fts.rowid " +
       `WHERE documents_fts MATCH ? AND d.collection = ?${filter.sql} ORDER BY rank LIMIT ?`;
-    return (await this.db.statement(sql)).all(match, this.collection, ...filter.params, limit) as (Row & { rank: number })[];
+    return this.db.use((prepare) => prepare(sql).all(match, this.collection, ...filter.params, limit) as (Row & { rank: number })[]);
   }
 
   private async vectorSearch(query: string, limit: number, filter: FilterSql, signal: AbortSignal | undefined): Promise<SearchResult[]> {
     const [vector] = await (this.embedder as Embedder).embed([query], signal ? { signal } : {});
     if (!vector) return [];
     const dims = vector.length;
-    if (!(await this.tableExists(`vectors_${dims}`))) return [];
     const json = JSON.stringify(vector);
     // The index returns the nearest k of every collection and embedder; fetch more, then filter.
     const k = Math.max(limit * CANDIDATES_PER_RESULT, MIN_VECTOR_CANDIDATES);
@@ -231,101 +258,106 @@ export class SQLiteSearchStore implements SearchStore {
       `SELECT d.rowid, d.id, d.content, d.metadata, vector_distance_cos(v.embedding, vector32(?)) AS distance ` +
       `FROM vector_top_k('vectors_${dims}_idx', vector32(?), ?) t JOIN vectors_${dims} v ON v.rowid = t.id JOIN documents d ON d.rowid = v.rowid ` +
       `WHERE d.collection = ? AND v.embedder = ?${filter.sql} ORDER BY distance LIMIT ?`;
-    const rows = (await this.db.statement(sql)).all(json, json, k, this.collection, this.embedderId(), ...filter.params, limit) as (Row & { distance: number })[];
-    return rows.map((row) => toResult(row, Math.max(0, Math.min(1, 1 - row.distance))));
+    const rows = await this.db.use((prepare) => {
+      if (prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(`vectors_${dims}`) === undefined) return [];
+      return prepare(sql).all(json, json, k, this.collection, this.embedderId(), ...filter.params, limit) as (Row & { distance: number })[];
+    });
+    return rows.map((row) => this.toResult(row, Math.max(0, Math.min(1, 1 - row.distance))));
   }
 
   /** Vectors by content hash: cached ones read, the rest embedded (each distinct text once) and cached. */
   private async vectorsFor(items: { hash: string; content: string }[], signal: AbortSignal | undefined, report: UpsertReport): Promise<Map<string, number[]>> {
     const embedder = this.embedder as Embedder;
-    const read = await this.db.statement("SELECT vector FROM embedding_cache WHERE embedder = ? AND content_hash = ?");
     const vectors = new Map<string, number[]>();
     const missing = new Map<string, string>();
-    for (const { hash, content } of items) {
-      if (vectors.has(hash) || missing.has(hash)) continue;
-      const row = read.get(embedder.id, hash) as { vector: Buffer } | undefined;
-      if (row) vectors.set(hash, [...new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength))]);
-      else missing.set(hash, content);
-    }
+    await this.db.use((prepare) => {
+      const read = prepare("SELECT vector FROM embedding_cache WHERE embedder = ? AND content_hash = ?");
+      for (const { hash, content } of items) {
+        if (vectors.has(hash) || missing.has(hash)) continue;
+        const row = read.get(embedder.id, hash) as { vector: Buffer } | undefined;
+        if (row) vectors.set(hash, [...new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength))]);
+        else missing.set(hash, content);
+      }
+    });
     if (missing.size > 0) {
       const embedded = await embedder.embed([...missing.values()], signal ? { signal } : {});
       report.embedded += missing.size;
-      const write = await this.db.statement("INSERT OR REPLACE INTO embedding_cache (embedder, content_hash, vector) VALUES (?, ?, ?)");
-      [...missing.keys()].forEach((hash, index) => {
-        const vector = embedded[index] as number[];
-        vectors.set(hash, vector);
-        write.run(embedder.id, hash, float32Blob(vector));
+      await this.db.use((prepare) => {
+        const write = prepare("INSERT OR REPLACE INTO embedding_cache (embedder, content_hash, vector) VALUES (?, ?, ?)");
+        [...missing.keys()].forEach((hash, index) => {
+          const vector = embedded[index] as number[];
+          vectors.set(hash, vector);
+          write.run(embedder.id, hash, float32Blob(vector));
+        });
       });
     }
     return vectors;
   }
 
-  private async missingVector(rowid: number): Promise<boolean> {
-    if (!this.embedder) return false;
-    for (const dims of await this.vectorTableDims()) {
-      if ((await this.db.statement(`SELECT 1 FROM vectors_${dims} WHERE rowid = ? AND embedder = ?`)).get(rowid, this.embedderId())) return false;
-    }
-    return true;
-  }
-
   private async ensureVectorTable(dims: number): Promise<void> {
     if (this.vectorTables.has(dims)) return;
-    (await this.db.statement(`CREATE TABLE IF NOT EXISTS vectors_${dims} (rowid INTEGER PRIMARY KEY, embedder TEXT NOT NULL, embedding F32_BLOB(${dims}) NOT NULL)`)).run();
-    // Neighbour lists compressed to float8: inserts take about half the time and searches less, with
-    // the same recall (98% of the exact top 10 at 10,000 vectors of 384 dims; bench/scenarios/knowledge.ts).
-    (await this.db.statement(`CREATE INDEX IF NOT EXISTS vectors_${dims}_idx ON vectors_${dims} (libsql_vector_idx(embedding, 'metric=cosine', 'compress_neighbors=float8'))`)).run();
+    await this.db.use((prepare) => {
+      prepare(`CREATE TABLE IF NOT EXISTS vectors_${dims} (rowid INTEGER PRIMARY KEY, embedder TEXT NOT NULL, embedding F32_BLOB(${dims}) NOT NULL)`).run();
+      // Neighbour lists compressed to float8: inserts take about half the time and searches less, with
+      // the same recall (98% of the exact top 10 at 10,000 vectors of 384 dims; bench/scenarios/knowledge.ts).
+      prepare(`CREATE INDEX IF NOT EXISTS vectors_${dims}_idx ON vectors_${dims} (libsql_vector_idx(embedding, 'metric=cosine', 'compress_neighbors=float8'))`).run();
+    });
     this.vectorTables.add(dims);
   }
 
-  private async tableExists(name: string): Promise<boolean> {
-    return (await this.db.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")).get(name) !== undefined;
-  }
-
-  private async vectorTableDims(): Promise<number[]> {
-    const rows = (await this.db.statement("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vectors_%'")).all() as { name: string }[];
-    // The vector index adds shadow tables (vectors_64_idx_shadow); only vectors_<dims> hold vectors.
-    return rows.flatMap((r) => {
-      const dims = /^vectors_(\d+)$/.exec(r.name)?.[1];
-      return dims === undefined ? [] : [Number(dims)];
-    });
-  }
-
-  private async deleteVectors(rowids: number[]): Promise<void> {
-    for (const dims of await this.vectorTableDims()) {
-      const remove = await this.db.statement(`DELETE FROM vectors_${dims} WHERE rowid = ?`);
-      for (const rowid of rowids) remove.run(rowid);
-    }
-  }
-
-  private async removeRows(rowids: number[]): Promise<void> {
-    if (rowids.length === 0) return;
-    const ftsDelete = await this.db.statement("DELETE FROM documents_fts WHERE rowid = ?");
-    const docDelete = await this.db.statement("DELETE FROM documents WHERE rowid = ?");
-    await this.transaction(async () => {
-      await this.deleteVectors(rowids);
+  /** Deletes the documents whose rowids `select` finds, in the transaction that deletes them. */
+  private async removeRows(select: (prepare: Prepare) => number[]): Promise<void> {
+    const removed = await this.db.transaction((prepare) => {
+      const rowids = select(prepare);
+      if (rowids.length === 0) return 0;
+      deleteVectors(prepare, rowids);
+      const ftsDelete = prepare("DELETE FROM documents_fts WHERE rowid = ?");
+      const docDelete = prepare("DELETE FROM documents WHERE rowid = ?");
       for (const rowid of rowids) {
         ftsDelete.run(rowid);
         docDelete.run(rowid);
       }
+      return rowids.length;
     });
-    this.queries.changed(rowids.length);
+    this.queries.changed(removed);
   }
 
-  private transaction(body: () => Promise<void>): Promise<void> {
-    const run = this.writing.then(() => this.runTransaction(body));
-    this.writing = run.catch(() => undefined);
-    return run;
+  private metadataOf(row: { id: string; metadata: string }): Record<string, MetadataValue> {
+    const where = `The metadata of document "${row.id}" (collection "${this.collection}", table documents)`;
+    return parseStoredJson(row.metadata, this.db.file, where, "Delete that document (or the file) and add it again.") as Record<string, MetadataValue>;
   }
 
-  private async runTransaction(body: () => Promise<void>): Promise<void> {
-    (await this.db.statement("BEGIN IMMEDIATE")).run();
-    try {
-      await body();
-      (await this.db.statement("COMMIT")).run();
-    } catch (error) {
-      (await this.db.statement("ROLLBACK")).run();
-      throw error;
-    }
+  private toResult(row: Row, score: number): SearchResult {
+    return { id: row.id, content: row.content, metadata: this.metadataOf(row), score };
+  }
+}
+
+interface PendingDocument {
+  doc: SearchDocument;
+  hash: string;
+  metadata: string;
+  rowid: number | undefined;
+  contentChanged: boolean;
+}
+
+/** Dimensions of the vector tables (vectors_<dims>); the vector index adds shadow tables (vectors_64_idx_shadow) that hold none. */
+function vectorDims(rows: { name: string }[]): number[] {
+  return rows.flatMap((r) => {
+    const dims = /^vectors_(\d+)$/.exec(r.name)?.[1];
+    return dims === undefined ? [] : [Number(dims)];
+  });
+}
+
+/** One query telling whether a row has a vector of an embedder in any vector table. */
+function vectorLookupSql(dims: number[]): string {
+  if (dims.length === 0) return "SELECT 1 WHERE ? IS NULL AND ? IS NULL";
+  return `SELECT 1 WHERE ${dims.map((d) => `EXISTS (SELECT 1 FROM vectors_${d} WHERE rowid = ?1 AND embedder = ?2)`).join(" OR ")}`;
+}
+
+function deleteVectors(prepare: Prepare, rowids: number[]): void {
+  for (const dims of vectorDims(prepare(VECTOR_TABLES_SQL).all() as { name: string }[])) {
+    const remove = prepare(`DELETE FROM vectors_${dims} WHERE rowid = ?`);
+    for (const rowid of rowids) remove.run(rowid);
   }
 }
 
@@ -348,8 +380,4 @@ function filterSql(filter: Record<string, MetadataValue>): FilterSql {
 
 function float32Blob(vector: readonly number[]): Buffer {
   return Buffer.from(new Float32Array(vector).buffer);
-}
-
-function toResult(row: Row, score: number): SearchResult {
-  return { id: row.id, content: row.content, metadata: JSON.parse(row.metadata) as Record<string, MetadataValue>, score };
 }

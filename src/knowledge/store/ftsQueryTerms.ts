@@ -30,13 +30,13 @@ const MAX_CACHED_TERMS = 10_000;
  * finds fewer than it wants (a filter or another collection may keep few of those matches), so no
  * result is lost. max(rowid) bounds the document count. Document frequencies (fts5vocab walks a
  * word's whole posting list) are cached until 1% of the index changed, as counted from this store's
- * writes, max(rowid), and `PRAGMA data_version` (which moves when another connection commits).
+ * writes and max(rowid), or until another store or process commits to the file (SQLiteDatabase.changeMark).
  */
 export class FtsQueryPlanner {
   private readonly frequencies = new Map<string, number>();
   private cachedAt = -1;
   private changes = 0;
-  private dataVersion: number | undefined;
+  private dataVersion: string | undefined;
 
   constructor(
     private readonly db: SQLiteDatabase,
@@ -47,24 +47,26 @@ export class FtsQueryPlanner {
     const terms = queryTerms(text);
     const full = ftsMatch(terms);
     if (terms.length < 2) return { full, pruned: undefined };
-    const total = ((await this.db.statement(`SELECT max(rowid) AS n FROM ${this.tables.rows}`)).get() as { n: number | null } | undefined)?.n ?? 0;
-    const version = ((await this.db.statement("PRAGMA data_version")).get() as { data_version: number } | undefined)?.data_version;
-    const drift = Math.abs(total - this.cachedAt) + this.changes;
-    if (this.cachedAt < 0 || version !== this.dataVersion || drift > this.cachedAt * REFRESH_GROWTH || this.frequencies.size > MAX_CACHED_TERMS) {
-      this.forget(total);
-      this.dataVersion = version;
-    }
-    const read = await this.db.statement(`SELECT doc FROM ${this.tables.vocab} WHERE term = ?`);
-    const documentsWith = (term: string): number => {
-      let count = this.frequencies.get(term);
-      if (count === undefined) {
-        count = (read.get(term) as { doc: number } | undefined)?.doc ?? 0;
-        this.frequencies.set(term, count);
+    const version = await this.db.changeMark();
+    return this.db.use((prepare) => {
+      const total = (prepare(`SELECT max(rowid) AS n FROM ${this.tables.rows}`).get() as { n: number | null } | undefined)?.n ?? 0;
+      const drift = Math.abs(total - this.cachedAt) + this.changes;
+      if (this.cachedAt < 0 || version !== this.dataVersion || drift > this.cachedAt * REFRESH_GROWTH || this.frequencies.size > MAX_CACHED_TERMS) {
+        this.forget(total);
+        this.dataVersion = version;
       }
-      return count;
-    };
-    const kept = informativeTerms(terms, total, wanted, documentsWith);
-    return { full, pruned: kept.length < terms.length ? ftsMatch(kept) : undefined };
+      const read = prepare(`SELECT doc FROM ${this.tables.vocab} WHERE term = ?`);
+      const documentsWith = (term: string): number => {
+        let count = this.frequencies.get(term);
+        if (count === undefined) {
+          count = (read.get(term) as { doc: number } | undefined)?.doc ?? 0;
+          this.frequencies.set(term, count);
+        }
+        return count;
+      };
+      const kept = informativeTerms(terms, total, wanted, documentsWith);
+      return { full, pruned: kept.length < terms.length ? ftsMatch(kept) : undefined };
+    });
   }
 
   /** Counts documents this store changed or deleted, once written (inserts show in max(rowid)). */
