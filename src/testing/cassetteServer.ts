@@ -47,6 +47,8 @@ export interface CassetteServer {
   path: string;
   /** Requests that had no recorded answer, in order; the test should fail when this is not empty. */
   unmatched: CassetteMismatch[];
+  /** The cassette's exchanges: as loaded in replay mode, with what was recorded so far otherwise. */
+  readonly exchanges: readonly CassetteExchange[];
   /** How many exchanges were forwarded and recorded, and how many answered from the cassette. */
   readonly recorded: number;
   readonly replayed: number;
@@ -179,6 +181,9 @@ export async function startCassetteServer(options: CassetteServerOptions): Promi
     mode,
     path,
     unmatched,
+    get exchanges() {
+      return mode === "replay" ? loaded : data.exchanges;
+    },
     get recorded() {
       return recorded;
     },

@@ -46,11 +46,19 @@ export function upstreamFromEnv(env: NodeJS.ProcessEnv = process.env): CassetteU
   return { openai: env.OPENAI_BASE_URL || DEFAULT_UPSTREAMS.openai, anthropic: env.ANTHROPIC_BASE_URL || DEFAULT_UPSTREAMS.anthropic };
 }
 
-/** The env that sends a process's provider traffic through `server` (a dummy key added in replay mode). */
-export function cassetteEnv(server: Pick<CassetteServer, "url" | "mode">, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+/**
+ * The env that sends a process's provider traffic through `server`. In replay mode a placeholder key
+ * is added for each provider the cassette holds traffic of (both when it holds none) and whose key is
+ * unset: a project that picks its model by which key is set then picks the recorded provider.
+ */
+export function cassetteEnv(server: Pick<CassetteServer, "url" | "mode" | "exchanges">, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of BASE_URL_VARS) out[name] = server.url;
-  if (server.mode === "replay") for (const name of API_KEY_VARS) if (!env[name]) out[name] = CASSETTE_DUMMY_API_KEY;
+  if (server.mode !== "replay") return out;
+  const anthropic = server.exchanges.some((e) => /\/messages$/.test(e.request.path));
+  const openai = server.exchanges.some((e) => !/\/messages$/.test(e.request.path));
+  const wanted = { OPENAI_API_KEY: openai || !anthropic, ANTHROPIC_API_KEY: anthropic || !openai };
+  for (const name of API_KEY_VARS) if (wanted[name] && !env[name]) out[name] = CASSETTE_DUMMY_API_KEY;
   return out;
 }
 

@@ -13,6 +13,7 @@ import {
   withCassette,
   type MockOpenAIServer,
 } from "../../../src/testing/index.js";
+import { cassetteEnv } from "../../../src/testing/withCassette.js";
 
 const KEY = "sk-with-cassette-secret-77x";
 let dir: string;
@@ -128,6 +129,18 @@ describe("withCassette", () => {
     expect(resolveCassetteMode("auto", { CREWTS_CASSETTE_MODE: "record" })).toBe("auto");
     expect(() => resolveCassetteMode(undefined, { CREWTS_CASSETTE_MODE: "replya" })).toThrow(CassetteError);
     expect(() => resolveCassetteMode(undefined, { CREWTS_CASSETTE_MODE: "replya" })).toThrow(/CREWTS_CASSETTE_MODE must be one of record, replay, auto; got "replya"/);
+  });
+
+  it("in replay, sets placeholder keys only for the providers the cassette recorded, and never over a real key", () => {
+    const exchange = (path: string) => ({ request: { method: "POST", path, body: {} }, response: { status: 200, headers: {} } });
+    const url = "http://127.0.0.1:1/v1";
+    const routes = { OPENAI_BASE_URL: url, ANTHROPIC_BASE_URL: url };
+    const anthropicOnly = { url, mode: "replay" as const, exchanges: [exchange("/v1/messages")] };
+    // A project that picks its model by which key is set must pick the provider it recorded with.
+    expect(cassetteEnv(anthropicOnly, {})).toEqual({ ...routes, ANTHROPIC_API_KEY: CASSETTE_DUMMY_API_KEY });
+    expect(cassetteEnv({ ...anthropicOnly, exchanges: [exchange("/v1/embeddings")] }, {})).toEqual({ ...routes, OPENAI_API_KEY: CASSETTE_DUMMY_API_KEY });
+    expect(cassetteEnv({ ...anthropicOnly, exchanges: [] }, { OPENAI_API_KEY: "sk-real" })).toEqual({ ...routes, ANTHROPIC_API_KEY: CASSETTE_DUMMY_API_KEY });
+    expect(cassetteEnv({ ...anthropicOnly, mode: "record" }, {})).toEqual(routes);
   });
 
   it("keeps cassettes under test/cassettes (or the dir given) and refuses names that leave it", () => {
