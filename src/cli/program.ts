@@ -97,6 +97,9 @@ export function createProgram(ctx: CliContext, output: ProgramOutput = {}): { pr
     .description("run the crew several times and have a model score every task from 1 to 10")
     .option("-n, --n-iterations <n>", "how many runs", positiveInteger, 3)
     .option("-m, --model <model>", "the model that scores (provider/model)", "openai/gpt-4o-mini")
+    .option("--record", "send the provider calls through a cassette and record them (needs a provider key)")
+    .option("--replay", "answer the provider calls from the recorded cassette: no key, no network")
+    .option("--cassette <file>", "the cassette file, relative to the project (default test/cassettes/crewts-test.json)")
     .action(lazy(async () => (await import("./commands/testCrew.js")).testCrew.bind(null, ctx)));
 
   const reset = program

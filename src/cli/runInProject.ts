@@ -19,14 +19,20 @@ export const PROJECT_RUNNER_COMMAND = "__project";
  * started in the project folder: the project's own crewts, tsx and tsconfig are used, .env is
  * loaded, and output and the terminal go straight to the user.
  */
-export async function runInProject(cliEntry: string, action: ProjectAction, args: string[] = [], project: CrewtsProject = findProject()): Promise<number> {
+export async function runInProject(
+  cliEntry: string,
+  action: ProjectAction,
+  args: string[] = [],
+  project: CrewtsProject = findProject(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const nodeArgs: string[] = [];
   const envFile = join(project.root, ".env");
   if (existsSync(envFile)) nodeArgs.push(`--env-file=${envFile}`);
   if (/\.[cm]?tsx?$/.test(project.entry)) nodeArgs.push("--import", pathToFileURL(tsxLoader(project)).href);
   nodeArgs.push(cliEntry, PROJECT_RUNNER_COMMAND, action, project.entry, ...args);
 
-  const child = spawn(process.execPath, nodeArgs, { cwd: project.root, stdio: "inherit", env: process.env });
+  const child = spawn(process.execPath, nodeArgs, { cwd: project.root, stdio: "inherit", env });
   // Ctrl-C reaches the child too (same terminal); the CLI waits for it to finish instead of dying first.
   const ignore = (): void => {};
   process.on("SIGINT", ignore);
