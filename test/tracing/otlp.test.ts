@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/index.js";
@@ -134,8 +135,19 @@ describe("import cost", () => {
   it('loads no @opentelemetry module on import "crewts", and loads @opentelemetry/api once enableTracing() is called', async () => {
     const dir = await mkdtemp(join(tmpdir(), "crewts-otel-load-"));
     try {
+      // A module loader hook that logs every @opentelemetry module loaded.
+      await writeFile(
+        join(dir, "hook.mjs"),
+        `import { appendFileSync } from "node:fs";
+export async function load(url, context, nextLoad) {
+  if (url.includes("@opentelemetry")) appendFileSync(process.env.OTEL_LOAD_LOG, url + "\\n");
+  return nextLoad(url, context);
+}
+`,
+      );
+      await writeFile(join(dir, "register.mjs"), `import { register } from "node:module";\nregister("./hook.mjs", import.meta.url);\n`);
       const env = childEnv({ OTEL_LOAD_LOG: join(dir, "loaded.log") });
-      const { stdout } = await run(process.execPath, ["--import", "tsx", "--import", "./test/fixtures/tracing/registerLoadLog.mjs", "test/fixtures/tracing/importChild.ts"], {
+      const { stdout } = await run(process.execPath, ["--import", "tsx", "--import", pathToFileURL(join(dir, "register.mjs")).href, "test/fixtures/tracing/importChild.ts"], {
         cwd: root,
         env,
         timeout: 60_000,

@@ -245,3 +245,30 @@ describe("enableTracing: flows and remote parents", () => {
     expect(t.spans().find((s) => s.name === "crew.kickoff")!.parentSpanContext).toBeUndefined();
   });
 });
+
+describe("enableTracing: memory and knowledge", () => {
+  it("traces memory retrieval (with one memory.query per memory) and knowledge retrieval under the task, before its agent span", async () => {
+    const { StringKnowledgeSource } = await import("../../src/knowledge/index.js");
+    const t = await traceToMemory();
+    disable = t.disable;
+    const llm = new FakeLLM((messages) => (messages.some((m) => String(m.content).includes("You review the work of AI agents")) ? '{"quality":8,"suggestions":[],"entities":[]}' : final("noted")));
+    const agent = new Agent({ role: "Clerk", goal: "Answer", backstory: "You answer.", llm, knowledgeSources: [new StringKnowledgeSource({ content: "Returns are accepted within 45 days." })] });
+    const first = new Task({ description: "How long are returns accepted?", expectedOutput: "Days", agent });
+    const second = new Task({ description: "Repeat how long returns are accepted", expectedOutput: "Days", agent });
+    await new Crew({ agents: [agent], tasks: [first, second], memory: true, taskOutputStore: new InMemoryTaskOutputStore() }).kickoff();
+    const spans = t.spans();
+    const retrievals = spans.filter((s) => s.name === "memory.retrieval");
+    expect(retrievals).toHaveLength(2);
+    // The agent span starts once the prompt (with memory and knowledge) is built.
+    for (const r of retrievals) expect(parentOf(r, spans)!.name).toBe("task");
+    const queries = spans.filter((s) => s.name === "memory.query");
+    expect(queries.length).toBeGreaterThanOrEqual(2);
+    for (const q of queries) expect(parentOf(q, spans)!.name).toBe("memory.retrieval");
+    const knowledge = spans.filter((s) => s.name === "knowledge.retrieval");
+    expect(knowledge).toHaveLength(2);
+    for (const k of knowledge) {
+      expect(parentOf(k, spans)!.name).toBe("task");
+      expect(k.attributes["crewts.knowledge.collection"]).toBe("Clerk");
+    }
+  });
+});
