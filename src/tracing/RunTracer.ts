@@ -55,7 +55,8 @@ export class RunTracer {
     let stack = this.open.get(key);
     if (!stack) this.open.set(key, (stack = []));
     stack.push({ span, context, parentKey });
-    this.byEvent.set(event, context);
+    // Only these run code inside their span (TraceHooks.within).
+    if (event.type === "tool_usage_started" || event.type === "method_execution_started") this.byEvent.set(event, context);
     return span;
   }
 

@@ -20,17 +20,24 @@ const memoryQueryKey = (e: EventSource & { memoryKind: string }) => `q:${runOf(e
 const knowledgeKey = (e: EventSource & { collectionName: string }) => `k:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.collectionName}`;
 const rewriteKey = (e: EventSource) => `kq:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}`;
 
-/** Attributes naming where a span comes from (only the ids present). */
-function sourceAttributes(e: EventSource): Attributes {
+// Each span carries its own ids only (a task span the task's, an agent span the agent's); the rest
+// is on its ancestors. Attributes cost time on every span, and tracing must stay cheap per task.
+function crewAttributes(e: EventSource): Attributes {
   const a: Attributes = {};
   if (e.crewId !== undefined) a["crewts.crew.id"] = e.crewId;
   if (e.crewName !== undefined) a["crewts.crew.name"] = e.crewName;
   if (e.kickoffId !== undefined) a["crewts.kickoff.id"] = e.kickoffId;
+  return a;
+}
+function taskAttributes(e: EventSource): Attributes {
+  const a: Attributes = {};
   if (e.taskId !== undefined) a["crewts.task.id"] = e.taskId;
   if (e.taskName !== undefined) a["crewts.task.name"] = e.taskName;
-  if (e.agentId !== undefined) a["crewts.agent.id"] = e.agentId;
-  if (e.agentRole !== undefined) a["crewts.agent.role"] = e.agentRole;
   return a;
+}
+/** Where a span outside a crew's tree comes from: the agent, when there is one. */
+function agentAttributes(e: EventSource): Attributes {
+  return e.agentRole === undefined ? {} : { "crewts.agent.role": e.agentRole };
 }
 
 /** Adds `name: content` when content is captured. */
@@ -47,18 +54,17 @@ function splitModel(model: string): [string, string] {
 }
 
 const handlers: HandlerMap = {
-  crew_kickoff_started: (e, t) => t.start(e, crewKey(e), "crew.kickoff", [], withContent(t, sourceAttributes(e), "crewts.crew.inputs", e.inputs)),
+  crew_kickoff_started: (e, t) => t.start(e, crewKey(e), "crew.kickoff", [], withContent(t, crewAttributes(e), "crewts.crew.inputs", e.inputs)),
   crew_kickoff_completed: (e, t) =>
     t.end(crewKey(e), withContent(t, { "gen_ai.usage.input_tokens": e.tokenUsage.promptTokens, "gen_ai.usage.output_tokens": e.tokenUsage.completionTokens }, "crewts.crew.output", e.output)),
   crew_kickoff_failed: (e, t) => t.end(crewKey(e), undefined, e.error),
 
-  task_started: (e, t) => t.start(e, taskKey(e)!, "task", [crewKey(e)], sourceAttributes(e)),
+  task_started: (e, t) => t.start(e, taskKey(e)!, "task", [crewKey(e)], taskAttributes(e)),
   task_completed: (e, t) => t.end(taskKey(e)!, withContent(t, {}, "crewts.task.output", e.output)),
   task_failed: (e, t) => t.end(taskKey(e)!, undefined, e.error),
 
   agent_execution_started: (e, t) =>
     t.start(e, agentKey(e)!, "agent", [taskKey(e), crewKey(e)], {
-      ...sourceAttributes(e),
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.agent.name": e.agentRole,
       "gen_ai.agent.id": e.agentId,
@@ -74,7 +80,7 @@ const handlers: HandlerMap = {
       llmKey(e.callId),
       "llm.call",
       within(e),
-      { ...sourceAttributes(e), "gen_ai.system": system, "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "crewts.llm.call_id": e.callId },
+      { ...agentAttributes(e), "gen_ai.system": system, "gen_ai.operation.name": "chat", "gen_ai.request.model": model },
       "client",
     );
     const prompt = t.content(e.messages);
@@ -94,11 +100,11 @@ const handlers: HandlerMap = {
   llm_call_retry: (e, t) => t.span(llmKey(e.callId))?.addEvent("crewts.llm.retry", { attempt: e.attempt, "crewts.retry.delay_ms": e.delayMs, "error.message": e.error }),
 
   tool_usage_started: (e, t) =>
-    t.start(e, toolKey(e), "tool.call", within(e), withContent(t, { ...sourceAttributes(e), "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName }, "crewts.tool.arguments", e.toolArgs)),
+    t.start(e, toolKey(e), "tool.call", within(e), withContent(t, { ...agentAttributes(e), "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName }, "crewts.tool.arguments", e.toolArgs)),
   tool_usage_finished: (e, t) => t.end(toolKey(e), withContent(t, { "crewts.tool.from_cache": e.fromCache }, "crewts.tool.output", e.output)),
   tool_usage_error: (e, t) => {
     // An unknown tool or bad arguments fail before any start event: a span that starts and fails at once.
-    if (!t.span(toolKey(e))) t.start(e, toolKey(e), "tool.call", within(e), { ...sourceAttributes(e), "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName });
+    if (!t.span(toolKey(e))) t.start(e, toolKey(e), "tool.call", within(e), { ...agentAttributes(e), "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName });
     t.end(toolKey(e), undefined, e.error);
   },
 
@@ -113,17 +119,17 @@ const handlers: HandlerMap = {
     t.end(flowKey(e.flowId), undefined, e.error);
   },
 
-  memory_retrieval_started: (e, t) => t.start(e, retrievalKey(e), "memory.retrieval", within(e), { ...sourceAttributes(e), "crewts.memory.kinds": e.memoryKinds }),
+  memory_retrieval_started: (e, t) => t.start(e, retrievalKey(e), "memory.retrieval", within(e), { ...agentAttributes(e), "crewts.memory.kinds": e.memoryKinds }),
   memory_retrieval_completed: (e, t) => t.end(retrievalKey(e), withContent(t, { "crewts.memory.items": e.itemsCount }, "crewts.memory.content", e.memoryContent)),
   memory_query_started: (e, t) =>
-    t.start(e, memoryQueryKey(e), "memory.query", [retrievalKey(e), ...within(e)], withContent(t, { ...sourceAttributes(e), "crewts.memory.kind": e.memoryKind, "crewts.memory.limit": e.limit }, "crewts.memory.query", e.query)),
+    t.start(e, memoryQueryKey(e), "memory.query", [retrievalKey(e), ...within(e)], withContent(t, { ...agentAttributes(e), "crewts.memory.kind": e.memoryKind, "crewts.memory.limit": e.limit }, "crewts.memory.query", e.query)),
   memory_query_completed: (e, t) => t.end(memoryQueryKey(e), { "crewts.memory.results": e.resultsCount }),
   memory_query_failed: (e, t) => t.end(memoryQueryKey(e), undefined, e.error),
 
   knowledge_retrieval_started: (e, t) =>
-    t.start(e, knowledgeKey(e), "knowledge.retrieval", within(e), withContent(t, { ...sourceAttributes(e), "crewts.knowledge.collection": e.collectionName }, "crewts.knowledge.queries", e.queries)),
+    t.start(e, knowledgeKey(e), "knowledge.retrieval", within(e), withContent(t, { ...agentAttributes(e), "crewts.knowledge.collection": e.collectionName }, "crewts.knowledge.queries", e.queries)),
   knowledge_retrieval_completed: (e, t) => t.end(knowledgeKey(e), withContent(t, { "crewts.knowledge.results": e.retrievedKnowledge.length }, "crewts.knowledge.retrieved", e.retrievedKnowledge)),
-  knowledge_query_started: (e, t) => t.start(e, rewriteKey(e), "knowledge.query", within(e), sourceAttributes(e)),
+  knowledge_query_started: (e, t) => t.start(e, rewriteKey(e), "knowledge.query", within(e), agentAttributes(e)),
   knowledge_query_completed: (e, t) => t.end(rewriteKey(e), withContent(t, {}, "crewts.knowledge.query", e.query)),
   knowledge_query_failed: (e, t) => t.end(rewriteKey(e), undefined, e.error),
 };
