@@ -50,6 +50,7 @@ export * from "./project/index.js";
 export {
   enableTracing,
   enableTracingFromEnv,
+  envTracing,
   extractTraceContext,
   injectTraceContext,
   traceHeaders,

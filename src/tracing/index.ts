@@ -5,6 +5,11 @@ export { enableTracingFromEnv, TracingConfigError, TRACING_ENV } from "./otlpFro
 export { extractTraceContext, injectTraceContext, traceHeaders, withTraceContext } from "./propagation.js";
 export type { RemoteSpanContext } from "./traceContext.js";
 
-// CREWTS_TRACING=otel turns tracing on with no code: set up before the program's first kickoff.
-// Unset (the default), this reads one variable and loads nothing.
-if (process.env.CREWTS_TRACING !== undefined) await enableTracingFromEnv();
+import type { DisableTracing } from "./enableTracing.js";
+
+/**
+ * Switches off the tracing that CREWTS_TRACING=otel started when crewts was imported (undefined
+ * when it is unset). Set up before the program's first kickoff; unset, this reads one variable and
+ * loads nothing. An exported value, not a bare statement, so bundlers keep it.
+ */
+export const envTracing: DisableTracing | undefined = process.env.CREWTS_TRACING !== undefined ? await enableTracingFromEnv() : undefined;
