@@ -46,3 +46,19 @@ export {
   type TaskOutputStore,
 } from "./storage/index.js";
 export * from "./project/index.js";
+// Tracing (OpenTelemetry): off unless enableTracing() is called or CREWTS_TRACING=otel is set.
+export {
+  enableTracing,
+  enableTracingFromEnv,
+  envTracing,
+  extractTraceContext,
+  injectTraceContext,
+  traceHeaders,
+  withTraceContext,
+  TracingConfigError,
+  TracingUnavailableError,
+  TRACING_ENV,
+  type DisableTracing,
+  type RemoteSpanContext,
+  type TracingOptions,
+} from "./tracing/index.js";

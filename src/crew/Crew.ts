@@ -293,7 +293,7 @@ export class Crew {
       ...(this.rpmLimiter ? { rpmLimiter: this.rpmLimiter } : {}),
       ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback } : {}),
     });
-    const source = { crewId: this.id, crewName: this.name };
+    const source = { crewId: this.id, crewName: this.name, kickoffId: randomUUID() };
     // verbose: the live account of this kickoff, also written to the output log file when there is one.
     const logFile = this.logFile;
     const releaseVerbose = this.options.verbose
@@ -320,7 +320,7 @@ export class Crew {
       // Concurrent kickoffs: the store keeps the kickoff that started last.
       const recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
       if (!replaying) await recorder.reset();
-      const outputs = await this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory });
+      const outputs = await this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory, kickoffId: source.kickoffId });
       // The last evaluations' tokens belong to this kickoff's usage.
       await memory?.settle();
       const built = CrewOutput.fromTaskOutputs(outputs, scope.usage());
@@ -368,19 +368,19 @@ export class Crew {
     scope: KickoffScope,
     execute: ExecuteTasksOptions,
     inputs: KickoffInputs,
-    { recorder, replaying, memory }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined },
+    { recorder, replaying, memory, kickoffId }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined; kickoffId: string },
   ): Promise<TaskOutput[]> {
     const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
     const hooks: TaskRunHooks = {
       onTaskCompleted: async (task, output) => {
-        if (memory) rememberTask(memory, task, output, { crewId: this.id, agents: [...members.participants(), ...(manager ? [manager] : [])] });
+        if (memory) rememberTask(memory, task, output, { crewId: this.id, kickoffId, agents: [...members.participants(), ...(manager ? [manager] : [])] });
         await this.afterTask(task, output);
       },
       // Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log).
       onTaskOutput: (task, output, index) =>
         recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),
     };
-    const runOptions = { ...execute, source: { crewId: this.id } };
+    const runOptions = { ...execute, source: { crewId: this.id, kickoffId } };
     if (manager) {
       scope.enlist(manager);
       return executeTasks(members.tasks, hierarchicalAssignment(manager, members.agents), hooks, runOptions);

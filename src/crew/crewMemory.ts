@@ -94,7 +94,7 @@ export async function flushMemories(memory: KickoffMemory): Promise<void> {
  * Starts recording a finished task in the crew's memories as the agent that did it (matched by the
  * output's role; its LLM evaluates the result) without waiting for it. Agents with memory: false are left out.
  */
-export function rememberTask(memory: KickoffMemory, task: Task, output: TaskOutput, crew: { crewId: string; agents: readonly Agent[] }): void {
+export function rememberTask(memory: KickoffMemory, task: Task, output: TaskOutput, crew: { crewId: string; kickoffId?: string; agents: readonly Agent[] }): void {
   const agent = crew.agents.find((a) => a.role === output.agent) ?? task.agent;
   if (!agent || agent.options.memory === false) return;
   void memory.recordTask({
@@ -106,6 +106,6 @@ export function rememberTask(memory: KickoffMemory, task: Task, output: TaskOutp
     taskId: task.id,
     llm: agent.llm,
     usage: agent.usageMetrics,
-    source: { crewId: crew.crewId, agentId: agent.id, agentRole: agent.role, taskId: task.id, ...(task.name !== undefined ? { taskName: task.name } : {}) },
+    source: { crewId: crew.crewId, ...(crew.kickoffId !== undefined ? { kickoffId: crew.kickoffId } : {}), agentId: agent.id, agentRole: agent.role, taskId: task.id, ...(task.name !== undefined ? { taskName: task.name } : {}) },
   });
 }

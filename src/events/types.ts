@@ -17,6 +17,8 @@ export interface EventSource {
   agentRole?: string;
   flowId?: string;
   flowName?: string;
+  /** One crew kickoff (concurrent kickoffs of one crew share its crew, task and agent ids). */
+  kickoffId?: string;
 }
 
 /** One step of an agent's loop (CrewAI's formatted_answer): a tool use with what came back, or the final answer. */
@@ -68,6 +70,8 @@ export interface EventPayloads {
     toolCalls: ToolCall[];
     usage: TokenUsage;
     durationMs: number;
+    /** Why the model stopped ("stop", "length", "tool-calls"...), when the provider said. */
+    finishReason?: string;
   };
   llm_call_failed: EventSource & { callId: string; model: string; error: string; status?: number };
   /** A failed attempt that will be retried after `delayMs`. */

@@ -1,4 +1,4 @@
-import { eventBus } from "../events/index.js";
+import { eventBus, withinEvent, type CrewtsEvent } from "../events/index.js";
 import type { FlowCondition } from "./conditions/FlowCondition.js";
 import { flowNameOf, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
 import { FlowMethodCallLimitError } from "./errors.js";
@@ -195,15 +195,17 @@ export class FlowRun {
 
     const observed = methodEventsObserved();
     const startedAt = observed ? performance.now() : 0;
+    let started: CrewtsEvent | undefined;
     if (observed && eventBus.hasListeners("method_execution_started")) {
       const state = this.host.state();
-      eventBus.emit("method_execution_started", { flowName: this.flowName, flowId: String(state.id), methodName: method.name, state: stateSnapshot(state) });
+      started = eventBus.emit("method_execution_started", { flowName: this.flowName, flowId: String(state.id), methodName: method.name, state: stateSnapshot(state) });
     }
 
     let result: unknown;
     try {
       // Always passed: `Function.length` misses default and rest parameters, and an unused argument is harmless.
-      result = method.fn.call(this.host.instance, payload);
+      // Under tracing, crews kicked off in the method nest under its span.
+      result = withinEvent(started, () => method.fn.call(this.host.instance, payload));
       if (isThenable(result)) result = await result;
       if (this.failed) return STOPPED;
       this.completed[i] = 1;

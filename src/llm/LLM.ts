@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { LanguageModel } from "ai";
-import { eventBus } from "../events/index.js";
+import { eventBus, traceHooks } from "../events/index.js";
 import type { CompletionRequest } from "./completion.js";
 import type * as SdkModule from "./sdk.js";
 import { CallDeadline } from "./CallDeadline.js";
@@ -69,6 +69,9 @@ export class LLM implements BaseLLM {
     const sdk = await loadSdk();
     const { model, errorContext: ctx } = this.build(sdk);
     const request = this.request(sdk, model, messages, options);
+    // Under tracing, the provider request carries the llm.call span as its W3C parent.
+    const headers = traceHooks?.llmHeaders(callId);
+    if (headers !== undefined) request.headers = headers;
     const stream = options.stream ?? this.#options.stream;
     const deadline = new CallDeadline(this.#options.timeoutMs, this.#options.totalTimeoutMs);
     let streamed = false;

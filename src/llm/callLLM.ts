@@ -41,6 +41,7 @@ export async function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LL
       toolCalls: result.toolCalls ?? [],
       usage: result.usage,
       durationMs: Math.round(performance.now() - started),
+      ...(result.finishReason !== undefined ? { finishReason: result.finishReason } : {}),
     });
   }
   return result;

@@ -10,6 +10,8 @@ export interface CompletionRequest {
   stopSequences?: string[];
   temperature?: number;
   maxOutputTokens?: number;
+  /** Extra HTTP headers of this request only (the trace context under tracing). */
+  headers?: Record<string, string>;
 }
 
 // Retries and timeouts are ours (Retry-After, jitter, per-attempt events); our framework writes
@@ -24,6 +26,7 @@ const sdkSettings = (request: CompletionRequest, signal: AbortSignal) => ({
   ...(request.stopSequences !== undefined ? { stopSequences: request.stopSequences } : {}),
   ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
   ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+  ...(request.headers !== undefined ? { headers: request.headers } : {}),
 });
 
 /** Sends one non-streaming request; SDK errors are thrown as they come (the caller maps them). */

@@ -42,6 +42,8 @@ export interface CallSource {
   taskName?: string;
   crewId?: string;
   flowId?: string;
+  /** One crew kickoff (concurrent kickoffs of one crew share its crew, task and agent ids). */
+  kickoffId?: string;
 }
 
 /** Options of one call. */

@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
-import { eventBus } from "../events/index.js";
-import type { EventPayloads, EventSource, EventType } from "../events/index.js";
+import { eventBus, withinEvent } from "../events/index.js";
+import type { CrewtsEvent, EventPayloads, EventSource, EventType } from "../events/index.js";
 import { redactSecrets } from "../llm/redact.js";
 import type { ToolSpec } from "../llm/types.js";
 import { BaseTool } from "./BaseTool.js";
@@ -172,7 +172,7 @@ export class ToolRunner {
       return failure(usageLimitObservation(toolName, tool.maxUsageCount));
     }
 
-    this.emit("tool_usage_started", () => ({ ...this.source, toolName, toolArgs: args }));
+    const started = this.emit("tool_usage_started", () => ({ ...this.source, toolName, toolArgs: args }));
     const startedAt = performance.now();
     const succeed = (output: string, fromCache: boolean): ToolRunResult => {
       this.lastCallKey = callKey;
@@ -195,7 +195,8 @@ export class ToolRunner {
     let lastError: unknown;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       try {
-        const result: unknown = await tool.run(parsed.value);
+        // Under tracing, runs the tool starts (a crew, an agent) nest under its span.
+        const result: unknown = await withinEvent(started, () => tool.run(parsed.value));
         const output = toObservationText(result);
         if (this.cache && this.shouldCache(tool, parsed.value, result)) this.writeCache(toolName, args, output);
         return succeed(output, false);
@@ -258,8 +259,8 @@ export class ToolRunner {
     }
   }
 
-  private emit<K extends EventType>(type: K, build: () => EventPayloads[K]): void {
-    if (eventBus.hasListeners(type)) eventBus.emit(type, build());
+  private emit<K extends EventType>(type: K, build: () => EventPayloads[K]): CrewtsEvent<K> | undefined {
+    return eventBus.hasListeners(type) ? eventBus.emit(type, build()) : undefined;
   }
 }
 

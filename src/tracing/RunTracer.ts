@@ -1,0 +1,166 @@
+import type * as OtelApiModule from "@opentelemetry/api";
+import type { Attributes, Context, Span, Tracer } from "@opentelemetry/api";
+import type { CrewtsEvent, EventSource } from "../events/index.js";
+import { redactSecrets } from "../llm/redact.js";
+import { currentScope, formatTraceparent, type RemoteSpanContext, type TraceScope } from "./traceContext.js";
+
+type OtelApi = typeof OtelApiModule;
+
+/** One open span, with what it was opened under so that ending a run ends what it left open. */
+interface OpenSpan {
+  span: Span;
+  context: Context;
+  parentKey: string | undefined;
+}
+
+/** Span attributes and span-event text are cut to this size; prompts can be huge. */
+const MAX_CONTENT_CHARS = 16_000;
+
+/**
+ * Turns crewts events into OpenTelemetry spans. Each span is filed under a key made of the ids its
+ * events carry (kickoff, task, agent, call ids), and a span's parent is found the same way, so
+ * concurrent runs never share a parent. A whole run (crew or flow) nests under the span of the code
+ * that started it (a flow method, a tool, a remote caller), found through the async trace scope.
+ */
+export class RunTracer {
+  private readonly open = new Map<string, OpenSpan[]>();
+  // The span opened for a start event, for code that runs inside it (see TraceHooks.within).
+  private readonly byEvent = new WeakMap<object, Context>();
+
+  constructor(
+    private readonly api: OtelApi,
+    private readonly tracer: Tracer,
+    private readonly captureContent: boolean,
+  ) {}
+
+  /** Opens span `name` under key `key`, its parent being the first open key of `parents` (else the scope). */
+  start(event: CrewtsEvent, key: string, name: string, parents: (string | undefined)[], attributes: Attributes, kind?: "client"): Span {
+    let parentKey: string | undefined;
+    let parent: Context | undefined;
+    for (const candidate of parents) {
+      const found = candidate === undefined ? undefined : this.top(candidate);
+      if (found) {
+        parentKey = candidate;
+        parent = found.context;
+        break;
+      }
+    }
+    parent ??= this.scopeContext(currentScope());
+    const span = this.tracer.startSpan(
+      name,
+      { attributes, ...(kind === "client" ? { kind: this.api.SpanKind.CLIENT } : {}) },
+      parent,
+    );
+    const context = this.api.trace.setSpan(parent, span);
+    let stack = this.open.get(key);
+    if (!stack) this.open.set(key, (stack = []));
+    stack.push({ span, context, parentKey });
+    // Only these run code inside their span (TraceHooks.within).
+    if (event.type === "tool_usage_started" || event.type === "method_execution_started") this.byEvent.set(event, context);
+    return span;
+  }
+
+  /** The open span filed under `key` (the latest one), if any. */
+  span(key: string): Span | undefined {
+    return this.top(key)?.span;
+  }
+
+  /** Ends the latest span under `key` (OK, or ERROR with `error` recorded), ending what it left open first. */
+  end(key: string, attributes?: Attributes, error?: string): boolean {
+    const stack = this.open.get(key);
+    const entry = stack?.pop();
+    if (!entry || !stack) return false;
+    if (stack.length === 0) this.open.delete(key);
+    this.endChildren(key);
+    if (attributes) entry.span.setAttributes(attributes);
+    if (error !== undefined) this.fail(entry.span, error);
+    entry.span.end();
+    return true;
+  }
+
+  /** Records `error` (secrets redacted) on `span` and sets its status to ERROR. */
+  fail(span: Span, error: string): void {
+    const message = redactSecrets(error);
+    span.recordException({ name: "Error", message });
+    span.setStatus({ code: this.api.SpanStatusCode.ERROR, message });
+  }
+
+  /** The scope of the span opened for `event`, for code that runs inside that span. */
+  scopeOf(event: object): TraceScope | undefined {
+    const context = this.byEvent.get(event);
+    const span = context && this.api.trace.getSpan(context);
+    return span && context ? { context, spanContext: spanContextOf(span) } : undefined;
+  }
+
+  /** The span context of the llm.call span `callId`, as W3C headers. */
+  headersOf(key: string): Record<string, string> | undefined {
+    const span = this.top(key)?.span;
+    return span ? formatTraceparent(spanContextOf(span)) : undefined;
+  }
+
+  /** The OpenTelemetry context for a trace scope: its span, a remote parent, or the active context. */
+  scopeContext(scope: TraceScope | undefined): Context {
+    if (scope?.context) return scope.context;
+    if (scope) {
+      const { traceId, spanId, traceFlags, traceState } = scope.spanContext;
+      const state = traceState ? this.api.createTraceState(traceState) : undefined;
+      return this.api.trace.setSpanContext(this.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true, ...(state ? { traceState: state } : {}) });
+    }
+    return this.api.context.active();
+  }
+
+  /** Text for a span attribute or event when content is captured; undefined otherwise. */
+  content(value: unknown): string | undefined {
+    if (!this.captureContent) return undefined;
+    const text = typeof value === "string" ? value : safeJson(value);
+    return redactSecrets(text.length > MAX_CONTENT_CHARS ? `${text.slice(0, MAX_CONTENT_CHARS)}…` : text);
+  }
+
+  /** Whether prompts, completions, inputs and outputs go on spans. */
+  get capturing(): boolean {
+    return this.captureContent;
+  }
+
+  /** Ends every open span (tracing is being switched off). */
+  endAll(): void {
+    for (const stack of this.open.values()) for (const entry of stack) entry.span.end();
+    this.open.clear();
+  }
+
+  private top(key: string): OpenSpan | undefined {
+    const stack = this.open.get(key);
+    return stack?.[stack.length - 1];
+  }
+
+  // A span whose end event never came (a tool whose retry was cut short, a run that threw) ends with its parent.
+  private endChildren(parentKey: string): void {
+    for (const [key, stack] of this.open) {
+      const left = stack.filter((entry) => {
+        if (entry.parentKey !== parentKey) return true;
+        entry.span.end();
+        return false;
+      });
+      if (left.length === 0) this.open.delete(key);
+      else if (left.length !== stack.length) this.open.set(key, left);
+    }
+  }
+}
+
+/** The key part naming one crew kickoff (or the crew, for events from before kickoff ids). */
+export function runOf(event: EventSource): string {
+  return event.kickoffId ?? event.crewId ?? "";
+}
+
+function spanContextOf(span: Span): RemoteSpanContext {
+  const ctx = span.spanContext();
+  const state = ctx.traceState?.serialize();
+  return { traceId: ctx.traceId, spanId: ctx.spanId, traceFlags: ctx.traceFlags, ...(state ? { traceState: state } : {}) };
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
