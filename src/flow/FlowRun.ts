@@ -3,6 +3,7 @@ import type { FlowCondition } from "./conditions/FlowCondition.js";
 import { flowNameOf, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
 import { FlowMethodCallLimitError } from "./errors.js";
 import { errorMessage, methodEventsObserved, stateSnapshot } from "./flowEvents.js";
+import { currentRun, runWithContext } from "../runtime/runContext.js";
 
 /** What a run needs from its flow instance. */
 export interface FlowRunHost {
@@ -187,6 +188,9 @@ export class FlowRun {
   /** Calls one method with events, the call limit and persistence; STOPPED when the run already failed. */
   private async invoke(method: FlowMethodDef, payload: unknown): Promise<unknown> {
     if (this.failed) return STOPPED;
+    // A kickoff with a signal or a stream runs each method in its context, named for the chunks.
+    const run = currentRun();
+    if (run?.signal?.aborted) throw this.fail(run.signal.reason);
     const i = method.index;
     const calls = ++this.calls[i]!;
     if (calls > this.maxMethodCalls) throw this.fail(new FlowMethodCallLimitError(method.name, this.maxMethodCalls));
@@ -203,7 +207,7 @@ export class FlowRun {
     let result: unknown;
     try {
       // Always passed: `Function.length` misses default and rest parameters, and an unused argument is harmless.
-      result = method.fn.call(this.host.instance, payload);
+      result = run === undefined ? method.fn.call(this.host.instance, payload) : runWithContext({ ...run, methodName: method.name }, () => method.fn.call(this.host.instance, payload));
       if (isThenable(result)) result = await result;
       if (this.failed) return STOPPED;
       this.completed[i] = 1;

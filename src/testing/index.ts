@@ -7,5 +7,6 @@ export {
   type MockResponder,
   type MockResponse,
   type MockServerOptions,
+  type MockStreamEvent,
 } from "./mockOpenAIServer.js";
 export { MOCK_EMBEDDING_DIMENSIONS, mockEmbedding } from "./mockServer/embeddingsProtocol.js";
