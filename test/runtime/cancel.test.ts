@@ -47,7 +47,7 @@ describe("cancel", () => {
     const agent = new Agent({ role: "Waiter", goal: "Wait", backstory: "Waits.", llm });
     const crew = new Crew({ agents: [agent], tasks: [task("Wait", agent)] });
     const failed: { reason?: string }[] = [];
-    const off = eventBus.on("crew_kickoff_failed", (e) => failed.push(e));
+    const off = eventBus.on("crew_kickoff_failed", (e) => void failed.push(e));
     const controller = new AbortController();
     try {
       const { ms, error } = await abortWhen(arrived.promise, controller, crew.kickoff({}, { signal: controller.signal }));
@@ -91,7 +91,7 @@ describe("cancel", () => {
       }
     }
     const failed: { reason?: string }[] = [];
-    const off = eventBus.on("flow_failed", (e) => failed.push(e));
+    const off = eventBus.on("flow_failed", (e) => void failed.push(e));
     const controller = new AbortController();
     try {
       const { ms, error } = await abortWhen(entered.promise, controller, new StuckFlow().kickoff({}, { signal: controller.signal }));

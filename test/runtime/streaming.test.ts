@@ -79,7 +79,7 @@ describe("streaming a crew over the provider's SSE stream", () => {
     const agent = new Agent({ role: "Writer", goal: "Write", backstory: "A writer.", llm });
     const crew = new Crew({ agents: [agent], tasks: [task("Write", agent)] });
     const failed: unknown[] = [];
-    const off = eventBus.on("crew_kickoff_failed", (e) => failed.push(e));
+    const off = eventBus.on("crew_kickoff_failed", (e) => void failed.push(e));
     try {
       const streaming = await crew.kickoff({}, { stream: true });
       for await (const chunk of streaming) {
