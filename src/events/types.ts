@@ -110,7 +110,7 @@ export interface EventPayloads {
     state: unknown;
     durationMs: number;
   };
-  /** A flow kickoff failed; `reason: "aborted"` when its signal was aborted. */
+  /** A flow kickoff was aborted by its signal (a method's own failure is method_execution_failed). */
   flow_failed: EventSource & { flowName: string; flowId: string; error: string; reason?: "aborted" };
   method_execution_failed: EventSource & { flowName: string; flowId: string; methodName: string; error: string; durationMs: number };
 

@@ -210,7 +210,9 @@ function explainViewError(error: unknown, flowName: string): unknown {
   );
 }
 
+// Only an aborted kickoff emits flow_failed for now: a method's own failure is reported by
+// method_execution_failed, and listeners rely on that event sequence.
 function emitFlowFailed(flowName: string, flowId: string, error: unknown): void {
-  if (!eventBus.hasListeners("flow_failed")) return;
-  eventBus.emit("flow_failed", { flowName, flowId, error: error instanceof Error ? error.message : String(error), ...(runAborted() ? { reason: "aborted" as const } : {}) });
+  if (!runAborted() || !eventBus.hasListeners("flow_failed")) return;
+  eventBus.emit("flow_failed", { flowName, flowId, error: error instanceof Error ? error.message : String(error), reason: "aborted" });
 }

@@ -207,7 +207,7 @@ export class ToolRunner {
     let lastError: unknown;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       try {
-        const result: unknown = signal ? await untilAborted(tool.run(parsed.value, { signal }), signal) : await tool.run(parsed.value, {});
+        const result: unknown = signal ? await untilAborted(tool.run(parsed.value, { signal }), signal) : await tool.run(parsed.value);
         const output = toObservationText(result);
         if (this.cache && this.shouldCache(tool, parsed.value, result)) this.writeCache(toolName, args, output);
         return succeed(output, false);

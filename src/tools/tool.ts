@@ -8,7 +8,7 @@ export interface ToolDefinition<S extends z.ZodType> {
   description: string;
   schema: S;
   /** Does the work; may be async. Throw to report a failure to the model. */
-  execute: (args: z.infer<S>, context: ToolRunContext) => unknown;
+  execute: (args: z.infer<S>, context?: ToolRunContext) => unknown;
   /** Ask the human input provider before running (always, or when the function returns true for the input). */
   needsApproval?: boolean | ((input: z.infer<S>) => boolean | Promise<boolean>);
   /** Decides whether a result may be cached (default: always). */
@@ -23,7 +23,7 @@ class FunctionTool<S extends z.ZodType> extends BaseTool<S> {
   readonly name: string;
   readonly description: string;
   readonly schema: S;
-  private readonly execute: (args: z.infer<S>, context: ToolRunContext) => unknown;
+  private readonly execute: (args: z.infer<S>, context?: ToolRunContext) => unknown;
 
   constructor(def: ToolDefinition<S>) {
     super();
@@ -38,8 +38,9 @@ class FunctionTool<S extends z.ZodType> extends BaseTool<S> {
     if (def.needsApproval !== undefined) this.needsApproval = def.needsApproval;
   }
 
-  run(args: z.infer<S>, context: ToolRunContext = {}): unknown {
-    return this.execute(args, context);
+  // The context goes to execute only when the run can be cancelled, so plain calls see just their arguments.
+  run(args: z.infer<S>, context?: ToolRunContext): unknown {
+    return context === undefined ? this.execute(args) : this.execute(args, context);
   }
 }
 

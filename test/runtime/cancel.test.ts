@@ -66,8 +66,8 @@ describe("cancel", () => {
       name: "slow",
       description: "Never finishes by itself",
       schema: z.object({}),
-      execute: (_args, { signal }) => {
-        signal?.addEventListener("abort", () => (toolSawAbort = true));
+      execute: (_args, context) => {
+        context?.signal?.addEventListener("abort", () => (toolSawAbort = true));
         started.fire();
         return new Promise(() => undefined);
       },
