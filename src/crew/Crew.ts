@@ -14,7 +14,7 @@ import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
 import { CrewOutput } from "./CrewOutput.js";
-import { crewOptionsSchema, type CrewOptions, type KickoffInputs } from "./CrewOptions.js";
+import { crewOptionsSchema, type CrewOptions, type ForEachOptions, type KickoffInputs } from "./CrewOptions.js";
 import { CrewReplayError, CrewValidationError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
 import { createMemorySet, flushMemories, rememberTask, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
@@ -32,10 +32,7 @@ import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type Task
 import { TaskLogFile } from "./TaskLogFile.js";
 import { loadTrainedAgents, trainCrew, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
-import { runAborted, runKickoff, streamKickoff } from "../runtime/kickoffRun.js";
-import type { KickoffOptions } from "../runtime/KickoffOptions.js";
-import { runWithChanges } from "../runtime/runContext.js";
-import type { StreamingOutput } from "../runtime/StreamingOutput.js";
+import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -424,11 +421,6 @@ export class Crew {
     const callback = this.options.taskCallback;
     if (callback && callback !== task.options.callback) await callback(output);
   }
-}
-
-/** Options of kickoffForEach: the kickoff options and how many runs go at once. */
-export interface ForEachOptions extends KickoffOptions {
-  concurrency?: number;
 }
 
 /** How `run` treats a kickoff: a replay keeps the stored outputs; hooks may be skipped for stored inputs. */

@@ -12,6 +12,7 @@ import { crewMemoryOptionsShape, type CrewMemoryOptions } from "./crewMemory.js"
 import { Process } from "./Process.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { CrewHooks } from "../hooks/types.js";
+import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 
 /** The inputs of a kickoff: values for the `{placeholders}` of tasks and agents. */
 export type KickoffInputs = Record<string, unknown>;
@@ -68,6 +69,11 @@ export interface CrewOptions extends CrewMemoryOptions {
   stream?: boolean;
   /** The crew's own LLM and tool call hooks, run after the global ones. */
   hooks?: CrewHooks;
+}
+
+/** Options of kickoffForEach: the kickoff options and how many runs go at once. */
+export interface ForEachOptions extends KickoffOptions {
+  concurrency?: number;
 }
 
 const fn = functionOption;

@@ -74,6 +74,20 @@ describe("streaming a crew over the provider's SSE stream", () => {
     expect((await streaming.result).raw).toBe("It is sunny in Oslo");
   });
 
+  it("streams an Anthropic model's text and tool calls the same way", async () => {
+    server = await startMockOpenAIServer({ responses: [{ text: "Checking.", toolCalls: [{ name: "lookup", arguments: { city: "Bergen" } }] }, "Rainy in Bergen"] });
+    const llm = new LLM({ model: "anthropic/claude-sonnet-4-5", baseURL: server.url, apiKey: "test-key", maxRetries: 0 });
+    const lookup = tool({ name: "lookup", description: "Weather by city", schema: z.object({ city: z.string() }), execute: ({ city }) => `rain in ${city}` });
+    const agent = new Agent({ role: "Forecaster", goal: "Forecast", backstory: "A forecaster.", llm, tools: [lookup] });
+    const streaming = await agent.kickoff("Weather in Bergen?", { stream: true });
+    const chunks: StreamChunk[] = [];
+    for await (const chunk of streaming) chunks.push(chunk);
+    expect(chunks.filter((c) => c.chunkType === "tool_call").map((c) => c.toolCall)).toEqual([expect.objectContaining({ name: "lookup", arguments: { city: "Bergen" } })]);
+    expect(chunks.filter((c) => c.chunkType === "text").map((c) => c.content).join("")).toBe("Checking.Rainy in Bergen");
+    expect((await streaming.result).raw).toBe("Rainy in Bergen");
+    expect(server.requests[0]!.path).toBe("/v1/messages");
+  });
+
   it("cancels the run when the consumer stops iterating", async () => {
     const llm = await mockLLM({ responses: ["one two three four five six"], beforeStreamEvent: ({ index }) => (index >= 2 ? new Promise<void>(() => undefined) : undefined) });
     const agent = new Agent({ role: "Writer", goal: "Write", backstory: "A writer.", llm });
