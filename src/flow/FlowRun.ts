@@ -4,6 +4,8 @@ import { flowNameOf, type FlowDefinition, type FlowMethodDef } from "./FlowDefin
 import { FlowMethodCallLimitError } from "./errors.js";
 import { errorMessage, methodEventsObserved, stateSnapshot } from "./flowEvents.js";
 import { currentRun, runWithContext } from "../runtime/runContext.js";
+import { globalHooks } from "../hooks/registry.js";
+import { runStepHooks } from "../hooks/runHooks.js";
 
 /** What a run needs from its flow instance. */
 export interface FlowRunHost {
@@ -207,8 +209,10 @@ export class FlowRun {
     let result: unknown;
     try {
       // Always passed: `Function.length` misses default and rest parameters, and an unused argument is harmless.
+      if (globalHooks.beforeStep.length > 0) payload = await runStepHooks("beforeStep", { kind: "flow_method", stepName: method.name, payload });
       result = run === undefined ? method.fn.call(this.host.instance, payload) : runWithContext({ ...run, methodName: method.name }, () => method.fn.call(this.host.instance, payload));
       if (isThenable(result)) result = await result;
+      if (globalHooks.afterStep.length > 0) result = await runStepHooks("afterStep", { kind: "flow_method", stepName: method.name, payload: result });
       if (this.failed) return STOPPED;
       this.completed[i] = 1;
       this.outputs.push(result);

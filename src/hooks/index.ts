@@ -1,5 +1,5 @@
 // beforeKickoff / afterKickoff are exported from the package as the project decorators of the same name, which also register global hooks.
-export { beforeLLMCall, afterLLMCall, beforeToolCall, afterToolCall } from "./registry.js";
+export { beforeLLMCall, afterLLMCall, beforeToolCall, afterToolCall, beforeStep, afterStep } from "./registry.js";
 export { HookBlockedError } from "./HookBlockedError.js";
 export type {
   GlobalAfterKickoffHook,
@@ -13,5 +13,8 @@ export type {
   CrewHooks,
   HookFilter,
   LLMCallHookContext,
+  BeforeStepHook,
+  AfterStepHook,
+  StepHookContext,
   ToolCallHookContext,
 } from "./types.js";

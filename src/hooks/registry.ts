@@ -5,6 +5,8 @@ import type {
   GlobalBeforeKickoffHook,
   BeforeLLMCallHook,
   BeforeToolCallHook,
+  AfterStepHook,
+  BeforeStepHook,
   HookFilter,
 } from "./types.js";
 
@@ -26,6 +28,8 @@ export const globalHooks = {
   afterToolCall: [] as readonly Registration<AfterToolCallHook>[],
   beforeKickoff: [] as readonly Registration<GlobalBeforeKickoffHook>[],
   afterKickoff: [] as readonly Registration<GlobalAfterKickoffHook>[],
+  beforeStep: [] as readonly Registration<BeforeStepHook>[],
+  afterStep: [] as readonly Registration<AfterStepHook>[],
 };
 
 type Kind = keyof typeof globalHooks;
@@ -80,4 +84,14 @@ export function beforeKickoff(hook: GlobalBeforeKickoffHook): () => void {
 /** Registers a hook run after every crew and flow kickoff (after a crew's own afterKickoff); returns an unsubscribe. */
 export function afterKickoff(hook: GlobalAfterKickoffHook): () => void {
   return register("afterKickoff", hook, undefined);
+}
+
+/** Registers a hook run before every crew task and flow method (task steps filtered by `agents`); returns an unsubscribe. */
+export function beforeStep(hook: BeforeStepHook, filter?: HookFilter): () => void {
+  return register("beforeStep", hook, filter);
+}
+
+/** Registers a hook run after every crew task and flow method; a returned value replaces the output. Returns an unsubscribe. */
+export function afterStep(hook: AfterStepHook, filter?: HookFilter): () => void {
+  return register("afterStep", hook, filter);
 }

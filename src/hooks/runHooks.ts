@@ -4,6 +4,7 @@ import type {
   BeforeKickoffHookContext,
   CrewHooks,
   LLMCallHookContext,
+  StepHookContext,
   ToolCallHookContext,
 } from "./types.js";
 
@@ -108,4 +109,16 @@ export async function runGlobalAfterKickoff<T>(kind: "crew" | "flow", name: stri
     if (next !== undefined) ctx.output = next;
   }
   return ctx.output as T;
+}
+
+/** Runs the before- or after-step hooks that apply; resolves with the payload they leave (a returned value replaces it). */
+export async function runStepHooks(when: "beforeStep" | "afterStep", ctx: StepHookContext): Promise<unknown> {
+  for (const entry of globalHooks[when]) {
+    // The agents filter applies to task steps; flow methods have no agent.
+    if (entry.agents !== undefined && (ctx.agentRole === undefined || !entry.agents.has(ctx.agentRole))) continue;
+    let value = entry.fn(ctx);
+    if (isThenable(value)) value = await value;
+    if (value !== undefined) ctx.payload = value;
+  }
+  return ctx.payload;
 }

@@ -58,6 +58,25 @@ export type GlobalBeforeKickoffHook = (ctx: BeforeKickoffHookContext) => MaybePr
 /** Runs after a crew or flow finished; a returned value replaces the output. */
 export type GlobalAfterKickoffHook = (ctx: AfterKickoffHookContext) => unknown;
 
+/**
+ * Given to step hooks, around every crew task and flow method. Before a task, `payload` is the
+ * context the agent will get; after it, the TaskOutput (change it in place). Before a flow method,
+ * `payload` is the argument it receives; after it, its result.
+ */
+export interface StepHookContext {
+  kind: "task" | "flow_method";
+  /** The task's name (else its description), or the method's name. */
+  stepName: string;
+  payload: unknown;
+  /** Task steps: the role of the agent doing it. */
+  agentRole?: string;
+}
+
+/** Runs before a task or flow method; a returned value (not undefined) replaces the payload. */
+export type BeforeStepHook = (ctx: StepHookContext) => unknown;
+/** Runs after a task or flow method; a returned value (not undefined) replaces the output. */
+export type AfterStepHook = (ctx: StepHookContext) => unknown;
+
 /** Limits a global hook to some agents (by role) and, for tool hooks, some tools (by name). */
 export interface HookFilter {
   agents?: string[];

@@ -6,11 +6,14 @@ import {
   HookBlockedError,
   afterKickoff,
   afterLLMCall,
+  afterStep,
   afterToolCall,
   beforeKickoff,
+  beforeStep,
   beforeLLMCall,
   beforeToolCall,
   setHumanInputProvider,
+  listen,
   start,
   tool,
   type HumanInputContext,
@@ -190,5 +193,53 @@ describe("kickoff hooks", () => {
     }
     expect(await new TopicFlow().kickoff({ topic: "x" })).toBe("hooks!");
     expect(kinds).toEqual(["crew:writers", "flow:TopicFlow"]);
+  });
+});
+
+describe("step hooks", () => {
+  it("rewrite a task's context before it runs and its output before later tasks read it", async () => {
+    const kinds: string[] = [];
+    register(
+      beforeStep((ctx) => {
+        kinds.push(`${ctx.kind}:${ctx.stepName}:${ctx.agentRole ?? ""}`);
+        return ctx.kind === "task" && ctx.stepName === "second" ? `${String(ctx.payload)}\nNote: figures are estimates.` : undefined;
+      }),
+    );
+    register(
+      afterStep(
+        (ctx) => {
+          const output = ctx.payload as { raw: string };
+          output.raw = output.raw.toUpperCase();
+        },
+        { agents: ["Researcher"] },
+      ),
+    );
+    const researcher = fakeAgent("Researcher", [final("ten facts")]);
+    const writer = fakeAgent("Writer", [final("an article")]);
+    const output = await new Crew({
+      agents: [researcher.agent, writer.agent],
+      tasks: [task("Research", researcher.agent, { name: "first" }), task("Write", writer.agent, { name: "second" })],
+    }).kickoff();
+    expect(kinds).toEqual(["task:first:Researcher", "task:second:Writer"]);
+    const writerPrompt = writer.llm.calls[0]!.messages.map((m) => m.content).join("\n");
+    expect(writerPrompt).toContain("TEN FACTS");
+    expect(writerPrompt).toContain("Note: figures are estimates.");
+    expect(output.tasksOutput.map((t) => t.raw)).toEqual(["TEN FACTS", "an article"]);
+  });
+
+  it("change a flow method's argument and result", async () => {
+    register(beforeStep((ctx) => (ctx.kind === "flow_method" && ctx.stepName === "shout" ? `${String(ctx.payload)}!` : undefined)));
+    register(afterStep((ctx) => (ctx.stepName === "shout" ? String(ctx.payload).toUpperCase() : undefined)));
+    class LoudFlow extends Flow {
+      @start()
+      greet() {
+        return "hello";
+      }
+      @listen("greet")
+      shout(word: string) {
+        return `${word} world`;
+      }
+    }
+    expect(await new LoudFlow().kickoff()).toBe("HELLO! WORLD");
   });
 });
