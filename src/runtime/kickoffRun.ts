@@ -46,8 +46,9 @@ export function runAborted(): boolean {
  */
 export function streamKickoff<T>(options: KickoffOptions | undefined, work: (signal: AbortSignal) => Promise<T>): StreamingOutput<T> {
   const controller = new AbortController();
-  const signal = eitherSignal(options?.signal, controller.signal)!;
   const parent = currentRun();
+  // Stopped by the consumer, by the caller's signal, or by an outer run being aborted.
+  const signal = eitherSignal(eitherSignal(parent?.signal, options?.signal), controller.signal)!;
   return new StreamingOutput<T>(
     (sink) => runWithContext({ ...parent, signal, sink }, () => work(signal)),
     (reason) => controller.abort(reason),
