@@ -1,6 +1,6 @@
 // Benchmarks of crewts's orchestration overhead, side by side with LangGraph.js and KaibanJS in the
 // same run. `npm run bench` (short, under 3 minutes) or `npm run bench -- --full`.
-// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,tracing  --no-build  --no-write
+// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,tracing,streaming  --no-build  --no-write
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
@@ -20,6 +20,7 @@ import { memoryScenarios } from "./scenarios/memory.js";
 import { stabilityScenarios } from "./scenarios/stability.js";
 import { tracingScenarios } from "./scenarios/tracing.js";
 import { startupScenarios } from "./scenarios/startup.js";
+import { streamingScenarios } from "./scenarios/streaming.js";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const args = process.argv.slice(2);
@@ -53,6 +54,8 @@ const scenarios: { group: string; run: () => Promise<ScenarioReport> }[] = [
   { group: "knowledge", run: () => knowledgeScenarios(config) },
   { group: "memory", run: () => memoryScenarios(config) },
   { group: "tracing", run: () => tracingScenarios(config) },
+  // Last: a streaming kickoff turns on AsyncLocalStorage for the rest of the process.
+  { group: "streaming", run: () => streamingScenarios(config) },
 ];
 
 const HEADERS = ["group", "scenario", "unit", "crewts", "vs", "other", "crewts/other", "goal", "met"];

@@ -62,3 +62,13 @@ export {
   type RemoteSpanContext,
   type TracingOptions,
 } from "./tracing/index.js";
+
+// Wave 2: cancellation, streaming, hooks, tool approvals.
+export { KickoffAbortedError } from "./runtime/KickoffAbortedError.js";
+export type { KickoffOptions } from "./runtime/KickoffOptions.js";
+export { StreamingOutput } from "./runtime/StreamingOutput.js";
+export type { StreamChunk } from "./runtime/StreamChunk.js";
+export type { ForEachOptions } from "./crew/CrewOptions.js";
+export type { AgentKickoffOptions } from "./agent/Agent.js";
+export type { ToolRunContext, ApprovalRule } from "./tools/BaseTool.js";
+export * from "./hooks/index.js";

@@ -25,8 +25,18 @@ import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.
 import { prompts } from "./prompts.js";
 import { planBeforeActing } from "./reasoning.js";
 import { RpmLimiter } from "./RpmLimiter.js";
+import { HookBlockedError } from "../hooks/HookBlockedError.js";
+import { runKickoff, streamKickoff } from "../runtime/kickoffRun.js";
+import type { KickoffOptions } from "../runtime/KickoffOptions.js";
+import { currentRun, eitherSignal } from "../runtime/runContext.js";
+import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 
 const warned = new Set<string>();
+
+/** Options of agent.kickoff: the shared kickoff options and an optional schema for the answer. */
+export interface AgentKickoffOptions<S extends z.ZodType = z.ZodType> extends KickoffOptions {
+  outputSchema?: S;
+}
 
 /** An autonomous unit with a role, a goal and a backstory that uses tools and an LLM to do tasks. */
 export class Agent {
@@ -173,7 +183,9 @@ export class Agent {
           error instanceof LLMError ||
           error instanceof AgentTimeoutError ||
           error instanceof ContextWindowExceededError ||
-          isAbort(error)
+          error instanceof HookBlockedError ||
+          isAbort(error) ||
+          currentRun()?.signal?.aborted === true
         );
         if (retryable && attempt < this.maxRetryLimit) continue;
         if (eventBus.hasListeners("agent_execution_error")) {
@@ -184,8 +196,24 @@ export class Agent {
     }
   }
 
-  /** Runs the agent on its own, without a task or crew. With `outputSchema`, the answer is parsed into it. */
-  async kickoff<S extends z.ZodType = z.ZodType>(messages: string | ChatMessage[], options: { outputSchema?: S } = {}): Promise<AgentOutput<z.infer<S>>> {
+  /**
+   * Runs the agent on its own, without a task or crew. With `outputSchema`, the answer is parsed into
+   * it; `signal` cancels the run (KickoffAbortedError); `stream: true` resolves to a StreamingOutput.
+   */
+  async kickoff<S extends z.ZodType = z.ZodType>(
+    messages: string | ChatMessage[],
+    options: AgentKickoffOptions<S> & { stream: true },
+  ): Promise<StreamingOutput<AgentOutput<z.infer<S>>>>;
+  async kickoff<S extends z.ZodType = z.ZodType>(messages: string | ChatMessage[], options?: AgentKickoffOptions<S>): Promise<AgentOutput<z.infer<S>>>;
+  async kickoff<S extends z.ZodType = z.ZodType>(
+    messages: string | ChatMessage[],
+    options: AgentKickoffOptions<S> = {},
+  ): Promise<AgentOutput<z.infer<S>> | StreamingOutput<AgentOutput<z.infer<S>>>> {
+    if (options.stream) return streamKickoff(options, (signal) => this.kickoff(messages, { ...options, stream: false, signal }));
+    return runKickoff(`Agent "${this.role}" kickoff`, options, {}, () => this.kickoffNow(messages, options));
+  }
+
+  private async kickoffNow<S extends z.ZodType>(messages: string | ChatMessage[], options: { outputSchema?: S }): Promise<AgentOutput<z.infer<S>>> {
     const request = typeof messages === "string" ? messages : messages.map((m) => (m.role === "system" ? m.content : `${m.role}: ${m.content}`)).join("\n\n");
     if (!request.trim()) throw new AgentConfigError("agent.kickoff needs a non-empty message: pass what the agent should do.");
     const task: AgentTask = { description: request, expectedOutput: "" };
@@ -288,6 +316,7 @@ export class Agent {
     const { messages, stop } = buildMessages(this, taskPrompt, tools, nativeTools);
     const runner = withTrustedConstruction(() => new ToolRunner(tools, { ...(this.cache && this.toolsCache ? { cache: this.toolsCache } : {}), source }));
     const controller = this.maxExecutionTime ? new AbortController() : undefined;
+    const signal = eitherSignal(controller?.signal, currentRun()?.signal);
     const stepCallback = withObservationMemory(this.options.stepCallback ?? this.crewStepCallback, this.memoryForTask(), source);
     const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RpmLimiter => l !== undefined);
     const executor = new AgentExecutor({
@@ -299,7 +328,7 @@ export class Agent {
       stop,
       respectContextWindow: this.respectContextWindow,
       source,
-      ...(controller ? { signal: controller.signal } : {}),
+      ...(signal ? { signal } : {}),
       ...(limiters.length ? { rpm: limiters } : {}),
       ...(stepCallback ? { stepCallback } : {}),
       ...(this.options.stream ? { stream: true } : {}),

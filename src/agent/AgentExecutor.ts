@@ -1,10 +1,10 @@
 import { eventBus } from "../events/EventBus.js";
-import { callLLM } from "../llm/callLLM.js";
 import { LLMContextLengthExceededError } from "../llm/errors.js";
 import type { BaseLLM, CallSource, ChatMessage, LLMCallOptions, LLMResult } from "../llm/types.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolRunner } from "../tools/ToolRunner.js";
 import { ContextWindowExceededError } from "./errors.js";
+import { callModel } from "./modelCall.js";
 import { FINAL_ANSWER_ACTION, OutputParserError, plainAnswer, readReply } from "./parser.js";
 import { prompts } from "./prompts.js";
 import type { RpmLimiter } from "./RpmLimiter.js";
@@ -84,7 +84,7 @@ export class AgentExecutor {
     }
     this.messages.push({ role: "assistant", content: result.text, toolCalls: calls });
     for (const call of calls) {
-      const run = await this.config.runner.run({ name: call.name, arguments: call.arguments });
+      const run = await this.config.runner.run({ name: call.name, arguments: call.arguments }, this.config.signal);
       this.messages.push({ role: "tool", content: run.output, toolCallId: call.id, toolName: call.name });
       await this.step({ type: "action", thought: result.text, text: result.text, tool: call.name, toolInput: call.arguments, result: run.output });
       if (run.resultAsAnswer && run.ok) return this.finish(run.output, true);
@@ -106,7 +106,7 @@ export class AgentExecutor {
       await this.step({ type: "finish", thought: parsed.thought, text: parsed.text, output: parsed.output });
       return this.finish(parsed.output, false);
     }
-    const run = await this.config.runner.run({ name: parsed.tool, arguments: parsed.toolInput });
+    const run = await this.config.runner.run({ name: parsed.tool, arguments: parsed.toolInput }, this.config.signal);
     await this.step({ type: "action", thought: parsed.thought, text: parsed.text, tool: parsed.tool, toolInput: parsed.toolInput, result: run.output });
     if (run.resultAsAnswer && run.ok) return this.finish(run.output, true);
     this.messages.push({ role: "assistant", content: `${text.trimEnd()}\nObservation: ${run.output}` });
@@ -137,7 +137,7 @@ export class AgentExecutor {
     if (config.signal) options.signal = config.signal;
     if (config.stream) options.stream = true;
     if (config.onToken) options.onToken = config.onToken;
-    const result = await callLLM(config.llm, messages, options);
+    const result = await callModel(config.llm, messages, options, config.source, this.iterations);
     addToUsageMetrics(this.usage, result.usage);
     return result;
   }

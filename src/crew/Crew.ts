@@ -14,7 +14,7 @@ import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
 import { CrewOutput } from "./CrewOutput.js";
-import { crewOptionsSchema, type CrewOptions, type KickoffInputs } from "./CrewOptions.js";
+import { crewOptionsSchema, type CrewOptions, type ForEachOptions, type KickoffInputs } from "./CrewOptions.js";
 import { CrewReplayError, CrewValidationError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
 import { createMemorySet, flushMemories, rememberTask, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
@@ -32,6 +32,7 @@ import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type Task
 import { TaskLogFile } from "./TaskLogFile.js";
 import { loadTrainedAgents, trainCrew, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
+import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -99,9 +100,15 @@ export class Crew {
    * Runs the crew: before-kickoff hooks, inputs filled into tasks and agents, the process, then the
    * after-kickoff hooks. Tools are cached across agents for this kickoff only. Emits
    * crew_kickoff_started, then crew_kickoff_completed or crew_kickoff_failed (and rethrows).
+   * `signal` cancels it (KickoffAbortedError); `stream: true` (or the crew's `stream` option) resolves
+   * to a StreamingOutput whose `result` is the CrewOutput.
    */
-  async kickoff(inputs?: KickoffInputs): Promise<CrewOutput> {
-    return this.run(inputs);
+  kickoff(inputs: KickoffInputs | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<CrewOutput>>;
+  kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<CrewOutput>;
+  async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput | StreamingOutput<CrewOutput>> {
+    if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { signal, stream: false }));
+    const hooks = this.options.hooks;
+    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, () => this.run(inputs));
   }
 
   /**
@@ -109,7 +116,10 @@ export class Crew {
    * other); outputs in input order, `usageMetrics` summed over the runs. As in CrewAI, no kickoff is
    * left to replay afterwards.
    */
-  async kickoffForEach(inputsList: KickoffInputs[], options: { concurrency?: number } = {}): Promise<CrewOutput[]> {
+  kickoffForEach(inputsList: KickoffInputs[], options: ForEachOptions & { stream: true }): Promise<StreamingOutput<CrewOutput[]>>;
+  kickoffForEach(inputsList: KickoffInputs[], options?: ForEachOptions): Promise<CrewOutput[]>;
+  async kickoffForEach(inputsList: KickoffInputs[], options: ForEachOptions = {}): Promise<CrewOutput[] | StreamingOutput<CrewOutput[]>> {
+    if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoffForEach(inputsList, { ...options, signal, stream: false }));
     const concurrency = options.concurrency ?? DEFAULT_FOR_EACH_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(`kickoffForEach concurrency must be a positive integer, got ${String(concurrency)}.`);
@@ -117,7 +127,7 @@ export class Crew {
     // Each copy is made when its turn comes and dropped when its run ends (its tokens added to the
     // crew's then), so only running copies are held in memory.
     const total = (this.usageMetrics = emptyUsageMetrics());
-    const outputs = await mapConcurrent(inputsList, concurrency, async (inputs) => {
+    const outputs = await mapConcurrent(inputsList, concurrency, async (inputs, runIndex) => {
       const copy = this.copy();
       copy.rpmLimiter = this.rpmLimiter;
       copy.trainedData = this.trainedData ??= this.loadTrainedData();
@@ -126,7 +136,8 @@ export class Crew {
       copy.knowledge = this.crewKnowledge();
       copy.runsInPlace = true;
       try {
-        return await copy.kickoff(inputs);
+        // A streaming batch tags each chunk with the run it came from.
+        return await runWithChanges({ runIndex }, () => copy.kickoff(inputs, { ...(options.signal ? { signal: options.signal } : {}), stream: false }));
       } finally {
         // A failed run's usage is what it used until it failed. mapConcurrent waits for every run in
         // flight before it rethrows, so each run is counted here, once.
@@ -304,7 +315,7 @@ export class Crew {
         })
       : undefined;
     try {
-      const finalInputs = mode.beforeKickoff === false ? inputs : await runBeforeKickoff(this.options.beforeKickoff, inputs);
+      const finalInputs = mode.beforeKickoff === false ? inputs : await runBeforeKickoff(this.options.beforeKickoff, inputs, this.name);
       if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
       members.interpolate(finalInputs ?? {});
       await this.applyTrainedData(members);
@@ -325,7 +336,7 @@ export class Crew {
       await memory?.settle();
       const built = CrewOutput.fromTaskOutputs(outputs, scope.usage());
       this.usageMetrics = { ...built.tokenUsage };
-      const output = await runAfterKickoff(this.options.afterKickoff, built);
+      const output = await runAfterKickoff(this.options.afterKickoff, built, this.name);
       if (eventBus.hasListeners("crew_kickoff_completed")) {
         eventBus.emit("crew_kickoff_completed", { ...source, output: output.raw, tokenUsage: { ...output.tokenUsage } });
       }
@@ -333,7 +344,7 @@ export class Crew {
     } catch (error) {
       this.usageMetrics = scope.usage();
       if (eventBus.hasListeners("crew_kickoff_failed")) {
-        eventBus.emit("crew_kickoff_failed", { ...source, error: error instanceof Error ? error.message : String(error) });
+        eventBus.emit("crew_kickoff_failed", { ...source, error: error instanceof Error ? error.message : String(error), ...(runAborted() ? { reason: "aborted" as const } : {}) });
       }
       throw error;
     } finally {

@@ -11,6 +11,8 @@ import type { CrewOutput } from "./CrewOutput.js";
 import { crewMemoryOptionsShape, type CrewMemoryOptions } from "./crewMemory.js";
 import { Process } from "./Process.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
+import type { CrewHooks } from "../hooks/types.js";
+import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 
 /** The inputs of a kickoff: values for the `{placeholders}` of tasks and agents. */
 export type KickoffInputs = Record<string, unknown>;
@@ -63,6 +65,15 @@ export interface CrewOptions extends CrewMemoryOptions {
   taskOutputStore?: TaskOutputStore;
   /** Trained agent data written by `crew.train` (default ./trained_agents_data.json, used when it exists). */
   trainedAgentsFile?: string;
+  /** Every kickoff resolves to a StreamingOutput (as `kickoff(inputs, { stream: true })`). */
+  stream?: boolean;
+  /** The crew's own LLM and tool call hooks, run after the global ones. */
+  hooks?: CrewHooks;
+}
+
+/** Options of kickoffForEach: the kickoff options and how many runs go at once. */
+export interface ForEachOptions extends KickoffOptions {
+  concurrency?: number;
 }
 
 const fn = functionOption;
@@ -93,5 +104,15 @@ export const crewOptionsSchema = z
       .custom<TaskOutputStore>((v) => typeof v === "object" && v !== null && typeof (v as TaskOutputStore).loadAll === "function", "must implement TaskOutputStore")
       .optional(),
     trainedAgentsFile: z.string().min(1).optional(),
+    stream: z.boolean().optional(),
+    hooks: z
+      .object({
+        beforeLLMCall: z.array(fn).optional(),
+        afterLLMCall: z.array(fn).optional(),
+        beforeToolCall: z.array(fn).optional(),
+        afterToolCall: z.array(fn).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();

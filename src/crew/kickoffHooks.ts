@@ -1,8 +1,13 @@
+import { globalHooks } from "../hooks/registry.js";
+import { runGlobalAfterKickoff, runGlobalBeforeKickoff } from "../hooks/runHooks.js";
 import type { CrewOutput } from "./CrewOutput.js";
 import type { CrewOptions, KickoffInputs } from "./CrewOptions.js";
 
-/** The inputs after the crew's before-kickoff hooks, each given the previous one's result (CrewAI's before_kickoff_callbacks). */
-export async function runBeforeKickoff(hooks: CrewOptions["beforeKickoff"], inputs: KickoffInputs | undefined): Promise<KickoffInputs | undefined> {
+/**
+ * The inputs after the crew's before-kickoff hooks, each given the previous one's result (CrewAI's
+ * before_kickoff_callbacks), then after the global ones (registered with `beforeKickoff`).
+ */
+export async function runBeforeKickoff(hooks: CrewOptions["beforeKickoff"], inputs: KickoffInputs | undefined, crewName = "crew"): Promise<KickoffInputs | undefined> {
   if (inputs !== undefined && (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))) {
     throw new TypeError(`kickoff inputs must be a plain object of placeholder values, e.g. kickoff({ topic: "AI" }); got ${Array.isArray(inputs) ? "an array" : typeof inputs}.`);
   }
@@ -11,15 +16,15 @@ export async function runBeforeKickoff(hooks: CrewOptions["beforeKickoff"], inpu
     const next = await hook(current ?? {});
     current = next ?? current ?? {};
   }
-  return current;
+  return globalHooks.beforeKickoff.length === 0 ? current : runGlobalBeforeKickoff("crew", crewName, current ?? {});
 }
 
-/** The output after the crew's after-kickoff hooks; a hook that returns nothing keeps the output as it is. */
-export async function runAfterKickoff(hooks: CrewOptions["afterKickoff"], output: CrewOutput): Promise<CrewOutput> {
+/** The output after the crew's after-kickoff hooks, then the global ones; a hook that returns nothing keeps the output as it is. */
+export async function runAfterKickoff(hooks: CrewOptions["afterKickoff"], output: CrewOutput, crewName = "crew"): Promise<CrewOutput> {
   let current = output;
   for (const hook of hooks ?? []) {
     const next = await hook(current);
     if (next !== undefined) current = next;
   }
-  return current;
+  return runGlobalAfterKickoff("crew", crewName, current);
 }

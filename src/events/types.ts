@@ -49,7 +49,8 @@ type MemoryMetadata = Record<string, string | number | boolean | null>;
 export interface EventPayloads {
   crew_kickoff_started: EventSource & { crewId: string; inputs: Record<string, unknown> };
   crew_kickoff_completed: EventSource & { crewId: string; output: string; tokenUsage: TokenUsage & { successfulRequests: number } };
-  crew_kickoff_failed: EventSource & { crewId: string; error: string };
+  /** `reason: "aborted"` when the kickoff's signal was aborted. */
+  crew_kickoff_failed: EventSource & { crewId: string; error: string; reason?: "aborted" };
 
   task_started: EventSource & { taskId: string; context: string };
   task_completed: EventSource & { taskId: string; output: string };
@@ -113,6 +114,8 @@ export interface EventPayloads {
     state: unknown;
     durationMs: number;
   };
+  /** A flow kickoff was aborted by its signal (a method's own failure is method_execution_failed). */
+  flow_failed: EventSource & { flowName: string; flowId: string; error: string; reason?: "aborted" };
   method_execution_failed: EventSource & { flowName: string; flowId: string; methodName: string; error: string; durationMs: number };
 
   /** Sources of a knowledge base read and indexed (once per Knowledge; unchanged chunks are not rewritten). */

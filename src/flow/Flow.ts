@@ -8,11 +8,18 @@ import { FlowRun } from "./FlowRun.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
 import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
+import { globalHooks } from "../hooks/registry.js";
+import { runGlobalAfterKickoff, runGlobalBeforeKickoff } from "../hooks/runHooks.js";
+import { runAborted, runKickoff, streamKickoff, untilRunAborted } from "../runtime/kickoffRun.js";
+import type { KickoffOptions } from "../runtime/KickoffOptions.js";
+import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 
 /** Options of a flow instance. */
 export interface FlowOptions {
   /** Backend for every persisted method of this instance, and for restoring by `kickoff({ id })`. */
   persistence?: FlowPersistence;
+  /** Every kickoff resolves to a StreamingOutput (as `kickoff(inputs, { stream: true })`). */
+  stream?: boolean;
 }
 
 /** What `kickoff` accepts: state fields to merge, and `id` to resume a persisted flow. */
@@ -27,6 +34,8 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   initialState?: InitialState<S>;
   /** How often one method may run in one kickoff before the run stops (a guard against endless loops). */
   maxMethodCalls = 100;
+  /** Every kickoff streams (CrewAI's `stream = True`); set in a subclass or with the `stream` option. */
+  stream = false;
 
   #currentState: Record<string, unknown> | undefined;
   // Kickoffs of this instance in progress.
@@ -39,6 +48,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   /** Checks the class's decorators (once per class), so a broken flow fails where it is built. */
   constructor(options: FlowOptions = {}) {
     this.#persistence = options.persistence;
+    if (options.stream !== undefined) this.stream = options.stream;
     this.#definition = flowDefinition(this);
   }
 
@@ -57,13 +67,21 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
    * `inputs.id` is given and the flow persists), runs the start methods and everything they trigger,
    * and resolves with the result of the method that finished last.
    */
-  async kickoff(inputs?: FlowInputs<S>): Promise<unknown> {
+  kickoff(inputs: FlowInputs<S> | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<unknown>>;
+  kickoff(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<unknown>;
+  async kickoff(inputs?: FlowInputs<S>, options: KickoffOptions = {}): Promise<unknown> {
+    if (options.stream ?? this.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { signal, stream: false }));
+    return runKickoff(`Flow '${flowNameOf(this, this.#definition)}' kickoff`, options, {}, () => this.#kickoffNow(inputs));
+  }
+
+  async #kickoffNow(inputs: FlowInputs<S> | undefined): Promise<unknown> {
     const def = this.#definition;
     const startedAt = performance.now();
     // A kickoff while another runs on this instance gets a state of its own (see runView).
     const alongside = this.#running > 0;
     this.#running++;
     try {
+      if (globalHooks.beforeKickoff.length > 0) inputs = (await runGlobalBeforeKickoff("flow", flowNameOf(this, def), { ...inputs })) as FlowInputs<S>;
       const state = alongside ? await this.#stateFrom(this.#freshBase(), inputs ?? {}) : await this.#ownState(inputs);
       const instance = alongside ? runView(this, state) : this;
       if (eventBus.hasListeners("flow_started")) {
@@ -72,9 +90,10 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       const run = new FlowRun(this.#runHost(instance, alongside ? () => state : () => this.#liveState()), def, this.maxMethodCalls);
       if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => run.outputs });
       else this.#lastRun = run;
-      const result = await run.execute().catch((error: unknown) => {
+      const result = await runGlobalAfterKickoff("flow", flowNameOf(this, def), await untilRunAborted(run.execute()).catch((error: unknown) => {
+        emitFlowFailed(flowNameOf(this, def), String(state.id), error);
         throw alongside ? explainViewError(error, def.name) : error;
-      });
+      }));
       if (eventBus.hasListeners("flow_finished")) {
         eventBus.emit("flow_finished", { flowName: flowNameOf(this, def), flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
       }
@@ -189,4 +208,11 @@ function explainViewError(error: unknown, flowName: string): unknown {
       "keep such values in the state, or create one flow instance per kickoff.",
     { cause: error },
   );
+}
+
+// Only an aborted kickoff emits flow_failed for now: a method's own failure is reported by
+// method_execution_failed, and listeners rely on that event sequence.
+function emitFlowFailed(flowName: string, flowId: string, error: unknown): void {
+  if (!runAborted() || !eventBus.hasListeners("flow_failed")) return;
+  eventBus.emit("flow_failed", { flowName, flowId, error: error instanceof Error ? error.message : String(error), reason: "aborted" });
 }

@@ -3,6 +3,9 @@ import type { FlowCondition } from "./conditions/FlowCondition.js";
 import { flowNameOf, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
 import { FlowMethodCallLimitError } from "./errors.js";
 import { errorMessage, methodEventsObserved, stateSnapshot } from "./flowEvents.js";
+import { currentRun, runWithContext } from "../runtime/runContext.js";
+import { globalHooks } from "../hooks/registry.js";
+import { runStepHooks } from "../hooks/runHooks.js";
 
 /** What a run needs from its flow instance. */
 export interface FlowRunHost {
@@ -187,6 +190,9 @@ export class FlowRun {
   /** Calls one method with events, the call limit and persistence; STOPPED when the run already failed. */
   private async invoke(method: FlowMethodDef, payload: unknown): Promise<unknown> {
     if (this.failed) return STOPPED;
+    // A kickoff with a signal or a stream runs each method in its context, named for the chunks.
+    const run = currentRun();
+    if (run?.signal?.aborted) throw this.fail(run.signal.reason);
     const i = method.index;
     const calls = ++this.calls[i]!;
     if (calls > this.maxMethodCalls) throw this.fail(new FlowMethodCallLimitError(method.name, this.maxMethodCalls));
@@ -204,9 +210,12 @@ export class FlowRun {
     let result: unknown;
     try {
       // Always passed: `Function.length` misses default and rest parameters, and an unused argument is harmless.
+      if (globalHooks.beforeStep.length > 0) payload = await runStepHooks("beforeStep", { kind: "flow_method", stepName: method.name, payload });
+      const call = (): unknown => method.fn.call(this.host.instance, payload);
       // Under tracing, crews kicked off in the method nest under its span.
-      result = withinEvent(started, () => method.fn.call(this.host.instance, payload));
+      result = withinEvent(started, run === undefined ? call : () => runWithContext({ ...run, methodName: method.name }, call));
       if (isThenable(result)) result = await result;
+      if (globalHooks.afterStep.length > 0) result = await runStepHooks("afterStep", { kind: "flow_method", stepName: method.name, payload: result });
       if (this.failed) return STOPPED;
       this.completed[i] = 1;
       this.outputs.push(result);

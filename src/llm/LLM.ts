@@ -10,7 +10,7 @@ import { parseLLMOptions, type LLMOptions, type ResolvedLLMOptions } from "./LLM
 import { isReasoningModel, LLMOptionsError, parseModelId, supportsToolCalling, type ModelId, type Provider } from "./modelId.js";
 import { abortReason, withRetries } from "./retry.js";
 import type { ErrorContext } from "./toLLMError.js";
-import type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult } from "./types.js";
+import type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult, ToolCall } from "./types.js";
 
 type Sdk = typeof SdkModule;
 let sdkModule: Promise<Sdk> | undefined;
@@ -81,6 +81,9 @@ export class LLM implements BaseLLM {
         return this.attempt(sdk, request, options, ctx, deadline, stream ? (delta) => {
           streamed = true;
           this.onDelta(delta, callId, options);
+        } : undefined, stream && options.onToolCall ? (call) => {
+          streamed = true;
+          options.onToolCall!(call);
         } : undefined);
       },
       {
@@ -115,6 +118,7 @@ export class LLM implements BaseLLM {
     ctx: ErrorContext,
     deadline: CallDeadline,
     onDelta: ((delta: string) => void) | undefined,
+    onToolCall?: (call: ToolCall) => void,
   ): Promise<LLMResult> {
     const budget = deadline.nextAttempt();
     const who = `${ctx.provider}/${ctx.model}`;
@@ -140,7 +144,7 @@ export class LLM implements BaseLLM {
     // A listener added to an already-aborted signal never fires: the request would run to the timeout.
     if (userSignal?.aborted) onUserAbort();
     try {
-      return onDelta === undefined ? await sdk.completeText(request, controller.signal) : await sdk.streamCompletion(request, controller.signal, onDelta);
+      return onDelta === undefined ? await sdk.completeText(request, controller.signal) : await sdk.streamCompletion(request, controller.signal, onDelta, onToolCall && ((part) => onToolCall(sdk.fromSdkToolCall(part))));
     } catch (error) {
       if (userSignal?.aborted) throw abortReason(userSignal);
       if (timedOut && budget.byTotal) throw totalReached(error);

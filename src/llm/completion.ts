@@ -39,7 +39,12 @@ export async function completeText(request: CompletionRequest, signal: AbortSign
  * Sends one streaming request, handing each text delta to `onDelta`. streamText reports HTTP
  * errors as stream parts (and through onError) instead of throwing, so they are captured and thrown here.
  */
-export async function streamCompletion(request: CompletionRequest, signal: AbortSignal, onDelta: (delta: string) => void): Promise<LLMResult> {
+export async function streamCompletion(
+  request: CompletionRequest,
+  signal: AbortSignal,
+  onDelta: (delta: string) => void,
+  onToolCall?: (call: SdkToolCall) => void,
+): Promise<LLMResult> {
   let failure: { error: unknown } | undefined;
   const result = streamText({
     ...sdkSettings(request, signal),
@@ -60,6 +65,7 @@ export async function streamCompletion(request: CompletionRequest, signal: Abort
         break;
       case "tool-call":
         toolCalls.push(part);
+        onToolCall?.(part);
         break;
       case "finish":
         usage = part.totalUsage;

@@ -75,7 +75,12 @@ export interface SdkToolCall {
 
 /** Converts AI SDK tool calls; arguments that are not a JSON object stay the model's raw text. */
 export function fromSdkToolCalls(calls: readonly SdkToolCall[]): ToolCall[] {
-  return calls.map((call) => ({ id: call.toolCallId, name: call.toolName, arguments: toolArguments(call.input) }));
+  return calls.map(fromSdkToolCall);
+}
+
+/** One AI SDK tool call as ours. */
+export function fromSdkToolCall(call: SdkToolCall): ToolCall {
+  return { id: call.toolCallId, name: call.toolName, arguments: toolArguments(call.input) };
 }
 
 function toolArguments(input: unknown): ToolCall["arguments"] {

@@ -55,6 +55,8 @@ export interface LLMCallOptions {
   /** Stream the answer; `onToken` receives each text delta. */
   stream?: boolean;
   onToken?: (delta: string) => void;
+  /** With `stream`: receives each native tool call as soon as the provider has sent all of it. */
+  onToolCall?: (call: ToolCall) => void;
   /** Cancels the call. */
   signal?: AbortSignal;
   /** Where the call comes from, for events. */

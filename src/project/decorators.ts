@@ -1,6 +1,8 @@
 import type { Agent } from "../agent/Agent.js";
 import { Crew } from "../crew/Crew.js";
 import type { AfterKickoffHook, BeforeKickoffHook } from "../crew/CrewOptions.js";
+import { afterKickoff as registerAfterKickoff, beforeKickoff as registerBeforeKickoff } from "../hooks/registry.js";
+import type { GlobalAfterKickoffHook, GlobalBeforeKickoffHook } from "../hooks/types.js";
 import type { Task } from "../task/Task.js";
 import type { AgentConfig, CrewBase, TaskConfig } from "./CrewBase.js";
 import { projectMethodsOf, recordProjectMethod, type ProjectMethodKind } from "./projectMethods.js";
@@ -35,17 +37,29 @@ export function crew(...args: unknown[]): unknown {
   return decorate("crew", args, (self, _name, original) => withKickoffHooks(self, original.call(self)));
 }
 
-/** Runs the method with the kickoff inputs before every kickoff of the `@crew` crew; it may return new inputs. */
+/**
+ * As a decorator, runs the method with the kickoff inputs before every kickoff of the `@crew` crew (it
+ * may return new inputs). Called with one function, registers a global hook run before every crew and
+ * flow kickoff and returns its unsubscribe.
+ */
+export function beforeKickoff(hook: GlobalBeforeKickoffHook): () => void;
 export function beforeKickoff<This extends CrewBase, M extends BeforeKickoffHook>(method: M, context: ClassMethodDecoratorContext<This, M>): M;
 export function beforeKickoff(): MethodDecorator<BeforeKickoffHook>;
 export function beforeKickoff(...args: unknown[]): unknown {
+  if (args.length === 1 && typeof args[0] === "function") return registerBeforeKickoff(args[0] as GlobalBeforeKickoffHook);
   return decorate("beforeKickoff", args);
 }
 
-/** Runs the method with the crew's output after every kickoff of the `@crew` crew; it may return a new output. */
+/**
+ * As a decorator, runs the method with the crew's output after every kickoff of the `@crew` crew (it
+ * may return a new output). Called with one function, registers a global hook run after every crew
+ * and flow kickoff and returns its unsubscribe.
+ */
+export function afterKickoff(hook: GlobalAfterKickoffHook): () => void;
 export function afterKickoff<This extends CrewBase, M extends AfterKickoffHook>(method: M, context: ClassMethodDecoratorContext<This, M>): M;
 export function afterKickoff(): MethodDecorator<AfterKickoffHook>;
 export function afterKickoff(...args: unknown[]): unknown {
+  if (args.length === 1 && typeof args[0] === "function") return registerAfterKickoff(args[0] as GlobalAfterKickoffHook);
   return decorate("afterKickoff", args);
 }
 

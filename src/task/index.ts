@@ -6,5 +6,5 @@ export { GuardrailError, TaskValidationError, InterpolationError, OutputFilePath
 export type { Guardrail, GuardrailFunction, GuardrailResult, GuardrailContext } from "./guardrails.js";
 export { llmGuardrail, type LLMGuardrailOptions } from "./LLMGuardrail.js";
 export { interpolate } from "./interpolate.js";
-export { setHumanInputProvider, HumanInputError, type HumanInputProvider } from "./humanInput.js";
+export { setHumanInputProvider, HumanInputError, type HumanInputProvider, type HumanInputFunction, type HumanInputContext } from "./humanInput.js";
 export { ConverterError } from "../agent/OutputConverter.js";

@@ -11,6 +11,8 @@ import { askHuman } from "./humanInput.js";
 import type { Task } from "./Task.js";
 import { taskPrompts } from "./taskPrompts.js";
 import { TaskOutput } from "./TaskOutput.js";
+import { globalHooks } from "../hooks/registry.js";
+import { runStepHooks } from "../hooks/runHooks.js";
 
 /** Rounds of human feedback before the answer is accepted anyway. */
 export const MAX_HUMAN_FEEDBACK_ROUNDS = 3;
@@ -27,9 +29,19 @@ export interface TaskRun {
 
 /** Runs the agent, converts its answer, and applies the guardrails (with retries); returns the accepted output. */
 export async function runTaskPipeline<S extends z.ZodType>(task: Task<S>, run: TaskRun): Promise<TaskOutput<z.infer<S>>> {
+  const stepName = task.name ?? task.description;
+  if (globalHooks.beforeStep.length > 0) {
+    const context = await runStepHooks("beforeStep", { kind: "task", stepName, payload: run.context, agentRole: run.agent.role });
+    if (typeof context === "string") run = { ...run, context };
+  }
   let output = await buildOutput(task, run, await runAgent(task, run, run.context));
   for (const [index, guardrail] of task.resolvedGuardrails.entries()) {
     output = await enforceGuardrail(task, run, output, guardrail, index);
+  }
+  // As CrewAI's POST_STEP: before the output is stored, so a change reaches later tasks, callbacks and files.
+  if (globalHooks.afterStep.length > 0) {
+    const after = await runStepHooks("afterStep", { kind: "task", stepName, payload: output, agentRole: run.agent.role });
+    if (after instanceof TaskOutput) output = after as TaskOutput<z.infer<S>>;
   }
   return output;
 }

@@ -95,7 +95,8 @@ export class FakeLLM implements BaseLLM {
     const callIndex = this.calledTimes++;
     const snapshot = this.options.record === false ? messages : messages.map((m) => ({ ...m }));
     if (this.options.record !== false) this.calls.push({ messages: snapshot, options });
-    const response = await this.next(snapshot, callIndex, options);
+    // A responder that never settles still ends with the call's abort, as a real request does.
+    const response = await untilAborted(this.next(snapshot, callIndex, options), options.signal);
     if (this.options.latencyMs) await sleep(this.options.latencyMs, options.signal);
     if (response instanceof Error) throw response;
     const spec = toSpec(response, callIndex);
@@ -143,4 +144,22 @@ function toSpec(response: unknown, callIndex: number): Exclude<FakeResponse, str
     `FakeLLM response for call #${callIndex + 1} must be a string, an Error or { text?, toolCalls?, usage? }, ` +
       `got ${response === null ? "null" : typeof response}. A responder function must return (or resolve to) one of these.`,
   );
+}
+
+function untilAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return pending;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }

@@ -7,6 +7,7 @@ export {
   type MockResponder,
   type MockResponse,
   type MockServerOptions,
+  type MockStreamEvent,
 } from "./mockOpenAIServer.js";
 export { MOCK_EMBEDDING_DIMENSIONS, mockEmbedding } from "./mockServer/embeddingsProtocol.js";
 export {

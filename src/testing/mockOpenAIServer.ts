@@ -9,7 +9,7 @@ import { echoResponse, toScriptedAnswer } from "./mockServer/scriptedAnswer.js";
 import type { MockFault, MockOpenAIServer, MockRequest, MockResponse, MockServerOptions } from "./mockServer/types.js";
 import type { CompletionRequest, ScriptedAnswer, WireProtocol } from "./mockServer/wireProtocol.js";
 
-export type { MockFault, MockOpenAIServer, MockRequest, MockResponder, MockResponse, MockServerOptions } from "./mockServer/types.js";
+export type { MockFault, MockOpenAIServer, MockRequest, MockResponder, MockResponse, MockServerOptions, MockStreamEvent } from "./mockServer/types.js";
 
 const DEFAULT_MODEL = "mock-model";
 // Headers that carry credentials; recorded requests end up in test output and logs.
@@ -119,7 +119,17 @@ export async function startMockOpenAIServer(options: MockServerOptions = {}): Pr
     if (!request.stream) return send(res, 200, JSON.stringify(protocol.jsonResponse(answer, meta)), extraHeaders);
     res.statusCode = 200;
     setHeaders(res, { "content-type": "text/event-stream", "cache-control": "no-cache" }, extraHeaders);
-    for (const event of protocol.streamEvents(answer, meta, request.includeUsage)) res.write(event);
+    const events = protocol.streamEvents(answer, meta, request.includeUsage);
+    for (let index = 0; index < events.length; index++) {
+      const data = events[index]!;
+      if (index > 0) {
+        if (options.streamDelayMs && !(await delay(options.streamDelayMs, res))) return;
+        if (options.beforeStreamEvent) await options.beforeStreamEvent({ request: record, index, data });
+        // The client may have gone away (cancelled) while the event was held.
+        if (res.destroyed || res.writableEnded) return;
+      }
+      res.write(data);
+    }
     res.end();
   }
 

@@ -33,13 +33,15 @@ export abstract class BaseTool<S extends z.ZodType = z.ZodType> {
   maxUsageCount?: number;
   /** How many times the tool has been used so far. */
   currentUsageCount = 0;
+  /** Ask the human input provider before each run (or when the function says so for the input); a denial becomes the observation. */
+  needsApproval?: boolean | ApprovalRule<z.infer<S>>;
 
   // Subclasses declare `name = "..."` as class fields, which are set after this constructor runs,
   // so the definition is checked on first use and the outcome remembered.
   private checked: CheckedDefinition | undefined;
 
-  /** Does the tool's work with validated arguments; may return a promise. Throw to report a failure. */
-  abstract run(args: z.infer<S>): unknown;
+  /** Does the tool's work with validated arguments; may return a promise. Throw to report a failure. `context.signal` aborts with the run. */
+  abstract run(args: z.infer<S>, context?: ToolRunContext): unknown;
 
   /** Throws a ToolError naming the problem and the fix when the definition is unusable. Runs once; later calls are free. */
   validate(): void {
@@ -216,3 +218,12 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   }
   return current;
 }
+
+/** What a running tool receives besides its arguments. */
+export interface ToolRunContext {
+  /** Aborted when the kickoff is cancelled: pass it on to fetch and child processes. */
+  signal?: AbortSignal;
+}
+
+/** Decides from a tool call's input whether a human must approve it (a method type, so tools of any schema fit BaseTool). */
+export type ApprovalRule<T> = { check(input: T): boolean | Promise<boolean> }["check"];

@@ -6,6 +6,8 @@ import { redactSecrets } from "../llm/redact.js";
 import type { ToolSpec } from "../llm/types.js";
 import { BaseTool } from "./BaseTool.js";
 import {
+  blockedToolObservation,
+  deniedToolObservation,
   repeatedCallObservation,
   toolFailedObservation,
   unknownToolObservation,
@@ -18,6 +20,7 @@ import { fallbackText, stableStringify } from "./stableStringify.js";
 import { isTrustedConstruction } from "./trustedConstruction.js";
 import type { ToolCache } from "./ToolCache.js";
 import { ToolError } from "./ToolError.js";
+import { ToolCallGates } from "./toolCallGates.js";
 
 /** A tool call to execute: the name the model used and its arguments (an object, or text to parse). */
 export interface ToolRunRequest {
@@ -136,8 +139,8 @@ export class ToolRunner {
     return this.list.map((t) => t.sanitizedName).join(", ");
   }
 
-  /** Executes one tool call and returns the observation for the model. */
-  async run(request: ToolRunRequest): Promise<ToolRunResult> {
+  /** Executes one tool call and returns the observation for the model; `signal` reaches the tool and stops the call at once. */
+  async run(request: ToolRunRequest, signal?: AbortSignal): Promise<ToolRunResult> {
     const requested = typeof request.name === "string" ? request.name.trim() : "";
     const tool = this.resolve(requested);
     if (!tool) {
@@ -159,6 +162,9 @@ export class ToolRunner {
       typeof request.arguments === "string"
         ? parseArgumentsJson(request.arguments)
         : { ok: true as const, value: request.arguments };
+    // Hooks see the input before validation, so what they change in place is validated too.
+    const gates = json.ok ? ToolCallGates.for(tool, json.value, this.source) : undefined;
+    if (gates && !(await gates.before())) return failure(blockedToolObservation(toolName));
     const parsed = tool.parseArgs(json.ok ? json.value : request.arguments);
     if (!parsed.ok) return failure(parsed.error);
     if (!json.ok) return failure(json.error); // unreachable: parseArgs rejects the same text
@@ -172,9 +178,15 @@ export class ToolRunner {
       return failure(usageLimitObservation(toolName, tool.maxUsageCount));
     }
 
+    if (gates) {
+      const refusal = await gates.refusal(tool, parsed.value);
+      if (refusal !== undefined) return failure(deniedToolObservation(toolName, refusal));
+    }
+
     const started = this.emit("tool_usage_started", () => ({ ...this.source, toolName, toolArgs: args }));
     const startedAt = performance.now();
-    const succeed = (output: string, fromCache: boolean): ToolRunResult => {
+    const succeed = async (raw: string, fromCache: boolean): Promise<ToolRunResult> => {
+      const output = gates ? await gates.after(raw) : raw;
       this.lastCallKey = callKey;
       this.emit("tool_usage_finished", () => ({
         ...this.source,
@@ -196,11 +208,12 @@ export class ToolRunner {
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       try {
         // Under tracing, runs the tool starts (a crew, an agent) nest under its span.
-        const result: unknown = await withinEvent(started, () => tool.run(parsed.value));
+        const result: unknown = await withinEvent(started, () => (signal ? untilAborted(tool.run(parsed.value, { signal }), signal) : tool.run(parsed.value)));
         const output = toObservationText(result);
         if (this.cache && this.shouldCache(tool, parsed.value, result)) this.writeCache(toolName, args, output);
         return succeed(output, false);
       } catch (error) {
+        if (signal?.aborted) throw error;
         lastError = error;
         this.emit("tool_usage_error", () => ({ ...this.source, toolName, toolArgs: args, error: errorMessage(error) }));
       }
@@ -262,6 +275,30 @@ export class ToolRunner {
   private emit<K extends EventType>(type: K, build: () => EventPayloads[K]): CrewtsEvent<K> | undefined {
     return eventBus.hasListeners(type) ? eventBus.emit(type, build()) : undefined;
   }
+}
+
+// A tool that ignores its signal must not hold the run: the call ends when the signal aborts.
+function untilAborted(running: unknown, signal: AbortSignal): Promise<unknown> {
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(running).then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException("The tool call was aborted.", "AbortError");
 }
 
 function isTool(value: unknown): value is BaseTool {

@@ -42,3 +42,19 @@ export function toolFailedObservation(toolName: string, error: string, schemaJso
     "You may call it again with different arguments, use another tool, or give your final answer."
   );
 }
+
+/** A before-tool-call hook blocked the call. */
+export function blockedToolObservation(toolName: string): string {
+  return `The call of the tool "${toolName}" was blocked by a hook and did not run. Do not retry it: use another tool or give your final answer.`;
+}
+
+/** The human asked to approve the call said no. */
+export function deniedToolObservation(toolName: string, answer: string): string {
+  const said = answer.trim() === "" ? "" : ` Their answer: ${JSON.stringify(answer.trim())}.`;
+  return `The user did not approve running the tool "${toolName}", so it did not run.${said} Do not retry it with the same input: use another approach or give your final answer.`;
+}
+
+/** The question a human is asked before a tool that needs approval runs. */
+export function approvalPrompt(toolName: string, input: Record<string, unknown>): string {
+  return `The agent wants to run the tool "${toolName}" with input ${JSON.stringify(input)}. Approve? (y/n) `;
+}

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { BaseTool } from "./BaseTool.js";
+import { BaseTool, type ToolRunContext } from "./BaseTool.js";
 import { ToolError } from "./ToolError.js";
 
 /** What `tool()` needs: CrewAI's @tool, with a zod schema for the arguments. */
@@ -8,7 +8,9 @@ export interface ToolDefinition<S extends z.ZodType> {
   description: string;
   schema: S;
   /** Does the work; may be async. Throw to report a failure to the model. */
-  execute: (args: z.infer<S>) => unknown;
+  execute: (args: z.infer<S>, context?: ToolRunContext) => unknown;
+  /** Ask the human input provider before running (always, or when the function returns true for the input). */
+  needsApproval?: boolean | ((input: z.infer<S>) => boolean | Promise<boolean>);
   /** Decides whether a result may be cached (default: always). */
   cacheFunction?: (args: z.infer<S>, result: unknown) => boolean;
   /** The tool result becomes the agent's final answer. */
@@ -21,7 +23,7 @@ class FunctionTool<S extends z.ZodType> extends BaseTool<S> {
   readonly name: string;
   readonly description: string;
   readonly schema: S;
-  private readonly execute: (args: z.infer<S>) => unknown;
+  private readonly execute: (args: z.infer<S>, context?: ToolRunContext) => unknown;
 
   constructor(def: ToolDefinition<S>) {
     super();
@@ -33,10 +35,12 @@ class FunctionTool<S extends z.ZodType> extends BaseTool<S> {
     // Kept as given (not defaulted with ??) so validate() can reject a non-boolean.
     if (def.resultAsAnswer !== undefined) this.resultAsAnswer = def.resultAsAnswer;
     this.maxUsageCount = def.maxUsageCount;
+    if (def.needsApproval !== undefined) this.needsApproval = def.needsApproval;
   }
 
-  run(args: z.infer<S>): unknown {
-    return this.execute(args);
+  // The context goes to execute only when the run can be cancelled, so plain calls see just their arguments.
+  run(args: z.infer<S>, context?: ToolRunContext): unknown {
+    return context === undefined ? this.execute(args) : this.execute(args, context);
   }
 }
 
@@ -52,6 +56,9 @@ export function tool<S extends z.ZodType>(def: ToolDefinition<S>): BaseTool<S> {
     throw new ToolError(
       `${label}: \`execute\` must be the function doing the work, e.g. execute: async ({ query }) => search(query).`,
     );
+  }
+  if (def.needsApproval !== undefined && typeof def.needsApproval !== "boolean" && typeof def.needsApproval !== "function") {
+    throw new ToolError(`${label}: \`needsApproval\` must be true, false or a function (input) => boolean.`);
   }
   const built = new FunctionTool(def);
   // The rest (name, description, schema, the options) is what every BaseTool checks on first use.

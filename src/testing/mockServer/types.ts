@@ -44,6 +44,22 @@ export interface MockServerOptions {
   faults?: Record<number, MockFault>;
   /** Model name listed by GET /v1/models and reported when a request names none (default "mock-model"). */
   model?: string;
+  /** Streamed answers: wait this long (timer) before each SSE event after the first, as a model generating tokens does. */
+  streamDelayMs?: number;
+  /**
+   * Streamed answers: awaited before each SSE event after the first is written, so a test can hold
+   * the rest of a reply until it has seen the first chunk (proving order without timing).
+   */
+  beforeStreamEvent?: (event: MockStreamEvent) => void | Promise<void>;
+}
+
+/** An SSE event about to be written (see MockServerOptions.beforeStreamEvent). */
+export interface MockStreamEvent {
+  request: MockRequest;
+  /** 0-based position of the event in this reply's stream. */
+  index: number;
+  /** The raw SSE text ("data: {...}\n\n"). */
+  data: string;
 }
 
 /** A running mock server. */
