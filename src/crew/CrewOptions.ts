@@ -11,6 +11,8 @@ import type { CrewOutput } from "./CrewOutput.js";
 import { crewMemoryOptionsShape, type CrewMemoryOptions } from "./crewMemory.js";
 import { Process } from "./Process.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
+import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
+import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
 
 /** The inputs of a kickoff: values for the `{placeholders}` of tasks and agents. */
 export type KickoffInputs = Record<string, unknown>;
@@ -61,6 +63,8 @@ export interface CrewOptions extends CrewMemoryOptions {
   name?: string;
   /** Where the outputs of the latest kickoff are kept for replay (default: SQLite in the storage directory). */
   taskOutputStore?: TaskOutputStore;
+  /** Write checkpoints (default after each task) so a kickoff can resume with `{ fromCheckpoint }`; true for the defaults. */
+  checkpoint?: boolean | CheckpointConfig;
   /** Trained agent data written by `crew.train` (default ./trained_agents_data.json, used when it exists). */
   trainedAgentsFile?: string;
 }
@@ -93,5 +97,6 @@ export const crewOptionsSchema = z
       .custom<TaskOutputStore>((v) => typeof v === "object" && v !== null && typeof (v as TaskOutputStore).loadAll === "function", "must implement TaskOutputStore")
       .optional(),
     trainedAgentsFile: z.string().min(1).optional(),
+    checkpoint: checkpointOptionSchema.optional(),
   })
   .strict();
