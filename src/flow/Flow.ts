@@ -4,7 +4,13 @@ import { flowGraph } from "./FlowGraph.js";
 import { buildState, copyInitialState, type FlowState, type InitialState, isStateSchema, type StateSchema } from "./flowState.js";
 import type { PersistTarget } from "./FlowMethodSpec.js";
 import { FlowStateError } from "./errors.js";
-import { FlowRun } from "./FlowRun.js";
+import { FlowRun, type FlowRunDurability, type FlowRunHost } from "./FlowRun.js";
+import { FLOW_CHECKPOINT_EVENTS, flowCheckpointing, loadFlowResume } from "./flowCheckpoints.js";
+import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
+import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
+import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
+import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
+import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
 import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
@@ -13,6 +19,8 @@ import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
 export interface FlowOptions {
   /** Backend for every persisted method of this instance, and for restoring by `kickoff({ id })`. */
   persistence?: FlowPersistence;
+  /** Write checkpoints (default after each method) so a kickoff can resume with `{ fromCheckpoint }`; true for the defaults. */
+  checkpoint?: boolean | CheckpointConfig;
 }
 
 /** What `kickoff` accepts: state fields to merge, and `id` to resume a persisted flow. */
@@ -35,11 +43,17 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   readonly #persistence: FlowPersistence | undefined;
   #defaultPersistence: SQLiteFlowPersistence | undefined;
   readonly #definition: FlowDefinition;
+  readonly #checkpoint: CheckpointConfig | undefined;
 
   /** Checks the class's decorators (once per class), so a broken flow fails where it is built. */
   constructor(options: FlowOptions = {}) {
     this.#persistence = options.persistence;
     this.#definition = flowDefinition(this);
+    if (options.checkpoint !== undefined) {
+      const parsed = checkpointOptionSchema.safeParse(options.checkpoint);
+      if (!parsed.success) throw new TypeError(`Invalid flow checkpoint option: ${parsed.error.issues.map((i) => `${i.path.join(".") || "checkpoint"}: ${i.message}`).join("; ")}.`);
+    }
+    this.#checkpoint = checkpointConfigOf(options.checkpoint);
   }
 
   /** The flow state; always has `id`. Built from `initialState` on first access. */
@@ -57,9 +71,12 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
    * `inputs.id` is given and the flow persists), runs the start methods and everything they trigger,
    * and resolves with the result of the method that finished last.
    */
-  async kickoff(inputs?: FlowInputs<S>): Promise<unknown> {
+  async kickoff(inputs?: FlowInputs<S>, options: KickoffOptions = {}): Promise<unknown> {
     const def = this.#definition;
     const startedAt = performance.now();
+    const resume = options.fromCheckpoint !== undefined ? await loadFlowResume(options.fromCheckpoint, this.#checkpoint, flowNameOf(this, def)) : undefined;
+    const given = inputs;
+    if (resume) inputs = { ...resume.state, ...resume.checkpoint.inputs, ...inputs, id: String(resume.state.id) } as FlowInputs<S>;
     // A kickoff while another runs on this instance gets a state of its own (see runView).
     const alongside = this.#running > 0;
     this.#running++;
@@ -69,12 +86,21 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       if (eventBus.hasListeners("flow_started")) {
         eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }
-      const run = new FlowRun(this.#runHost(instance, alongside ? () => state : () => this.#liveState()), def, this.maxMethodCalls);
-      if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => run.outputs });
+      const currentState = alongside ? () => state : () => this.#liveState();
+      const config = this.#checkpoint ?? (resume ? {} : undefined);
+      let run: FlowRun | undefined;
+      const durable = config
+        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, () => run)
+        : undefined;
+      run = new FlowRun(this.#runHost(instance, currentState, durable?.durability), def, this.maxMethodCalls);
+      const started = run;
+      if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => started.outputs });
       else this.#lastRun = run;
-      const result = await run.execute().catch((error: unknown) => {
-        throw alongside ? explainViewError(error, def.name) : error;
-      });
+      const execute = () =>
+        started.execute().catch((error: unknown) => {
+          throw alongside ? explainViewError(error, def.name) : error;
+        });
+      const result = durable ? await durable.recorder.around(FLOW_CHECKPOINT_EVENTS, execute) : await execute();
       if (eventBus.hasListeners("flow_finished")) {
         eventBus.emit("flow_finished", { flowName: flowNameOf(this, def), flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
       }
@@ -93,9 +119,14 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     await this.#defaultPersistence?.close();
   }
 
+  /** Copies a flow checkpoint into a new lineage (CrewAI's fork); resume it with `kickoff(inputs, { fromCheckpoint: fork.id })`. */
+  static fork(checkpointId: string, options: ForkOptions = {}): Promise<Checkpoint> {
+    return forkCheckpoint(checkpointId, "flow", options);
+  }
+
   /** CrewAI's `kickoff_async`; the same as `kickoff`, which is already asynchronous. */
-  kickoffAsync(inputs?: FlowInputs<S>): Promise<unknown> {
-    return this.kickoff(inputs);
+  kickoffAsync(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<unknown> {
+    return this.kickoff(inputs, options);
   }
 
   /**
@@ -157,10 +188,11 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     return (this.#defaultPersistence ??= new SQLiteFlowPersistence());
   }
 
-  #runHost(instance: Flow<S>, state: () => Record<string, unknown>) {
+  #runHost(instance: Flow<S>, state: () => Record<string, unknown>, durable: FlowRunDurability | undefined): FlowRunHost {
     return {
       instance,
       state,
+      ...(durable ? { durable } : {}),
       persist: (method: FlowMethodDef) => {
         const current = state();
         return this.#backendFor(method.persist!).saveState(String(current.id), method.name, current);

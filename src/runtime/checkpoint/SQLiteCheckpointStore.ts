@@ -150,7 +150,7 @@ export class SQLiteCheckpointStore implements CheckpointStore {
         for (const r of prepare(STATE_AT).all(row.lineage, row.seq) as { key: string; value: string | null }[]) {
           if (r.value !== null) state[r.key] = parse(r.value);
         }
-        progress = { ...(progress as object), state, journal } as Checkpoint["progress"];
+        progress = { ...(progress), state, journal };
       }
       return { ...info(row), inputs, progress, usage: parse(row.usage) as UsageMetrics };
     });
