@@ -9,7 +9,7 @@ import { FLOW_CHECKPOINT_EVENTS, flowCheckpointing, loadFlowResume } from "./flo
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
-import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
+import type { Checkpoint, CheckpointConfig, FlowJournalEntry } from "../runtime/checkpoint/types.js";
 import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
@@ -92,7 +92,11 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       const durable = config
         ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, () => run)
         : undefined;
-      run = new FlowRun(this.#runHost(instance, currentState, durable?.durability), def, this.maxMethodCalls);
+      // A persisted run by id that was killed before it finished resumes after its recorded methods.
+      const backend = !resume && typeof given?.id === "string" ? this.#restoreBackend() : undefined;
+      const progress = backend?.loadProgress ? await backend.loadProgress(given!.id as string) : undefined;
+      const durability = progress?.length ? { ...durable?.durability, replay: progress } : durable?.durability;
+      run = new FlowRun(this.#runHost(instance, currentState, durability), def, this.maxMethodCalls);
       const started = run;
       if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => started.outputs });
       else this.#lastRun = run;
@@ -101,6 +105,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
           throw alongside ? explainViewError(error, def.name) : error;
         });
       const result = durable ? await durable.recorder.around(FLOW_CHECKPOINT_EVENTS, execute) : await execute();
+      await this.#forgetProgress(String(currentState().id));
       if (eventBus.hasListeners("flow_finished")) {
         eventBus.emit("flow_finished", { flowName: flowNameOf(this, def), flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
       }
@@ -182,6 +187,13 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     return target === undefined ? undefined : this.#backendFor(target);
   }
 
+  /** A finished run leaves no progress behind: the next kickoff by id runs the flow again (CrewAI's behaviour). */
+  async #forgetProgress(flowId: string): Promise<void> {
+    const backends = new Set<FlowPersistence>();
+    for (const m of this.#definition.methods) if (m.persist !== undefined) backends.add(this.#backendFor(m.persist));
+    for (const backend of backends) await backend.clearProgress?.(flowId);
+  }
+
   #backendFor(target: PersistTarget): FlowPersistence {
     if (this.#persistence) return this.#persistence;
     if (target !== "default") return target;
@@ -193,9 +205,9 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       instance,
       state,
       ...(durable ? { durable } : {}),
-      persist: (method: FlowMethodDef) => {
+      persist: (method: FlowMethodDef, finished: FlowJournalEntry) => {
         const current = state();
-        return this.#backendFor(method.persist!).saveState(String(current.id), method.name, current);
+        return this.#backendFor(method.persist!).saveState(String(current.id), method.name, current, finished);
       },
     };
   }

@@ -12,7 +12,7 @@ export interface FlowRunHost {
   /** The live state, read at each step (kickoff may replace it before the run starts). */
   state(): Record<string, unknown>;
   /** Saves the state after `method` finished; resolves once written. */
-  persist(method: FlowMethodDef): Promise<void>;
+  persist(method: FlowMethodDef, finished: FlowJournalEntry): Promise<void>;
   /** Set when the run is durable (checkpoints, or a persisted run's journal): see FlowRunDurability. */
   readonly durable?: FlowRunDurability;
 }
@@ -250,7 +250,7 @@ export class FlowRun {
       this.completed[i] = 1;
       this.outputs.push(result);
       // Written before any listener starts, so a process killed after this method loses nothing.
-      if (method.persist !== undefined) await this.host.persist(method);
+      if (method.persist !== undefined) await this.host.persist(method, { method: method.name, result });
       if (durable) {
         const left = this.inFlight.get(method.name)! - 1;
         if (left === 0) this.inFlight.delete(method.name);
