@@ -88,20 +88,18 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       }
       const currentState = alongside ? () => state : () => this.#liveState();
       const config = this.#checkpoint ?? (resume ? {} : undefined);
-      let run: FlowRun | undefined;
       const durable = config
-        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, () => run)
+        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, (): FlowRun => run)
         : undefined;
       // A persisted run by id that was killed before it finished resumes after its recorded methods.
       const backend = !resume && typeof given?.id === "string" ? this.#restoreBackend() : undefined;
       const progress = backend?.loadProgress ? await backend.loadProgress(given!.id as string) : undefined;
       const durability = progress?.length ? { ...durable?.durability, replay: progress } : durable?.durability;
-      run = new FlowRun(this.#runHost(instance, currentState, durability), def, this.maxMethodCalls);
-      const started = run;
-      if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => started.outputs });
+      const run: FlowRun = new FlowRun(this.#runHost(instance, currentState, durability), def, this.maxMethodCalls);
+      if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => run.outputs });
       else this.#lastRun = run;
       const execute = () =>
-        started.execute().catch((error: unknown) => {
+        run.execute().catch((error: unknown) => {
           throw alongside ? explainViewError(error, def.name) : error;
         });
       const result = durable ? await durable.recorder.around(FLOW_CHECKPOINT_EVENTS, execute) : await execute();
