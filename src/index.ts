@@ -46,3 +46,6 @@ export {
   type TaskOutputStore,
 } from "./storage/index.js";
 export * from "./project/index.js";
+// Durable runs: checkpoints, resume and fork.
+export * from "./runtime/checkpoint/index.js";
+export type { KickoffOptions } from "./runtime/KickoffOptions.js";

@@ -92,7 +92,8 @@ export class SQLiteCheckpointStore implements CheckpointStore {
 
   private write(prepare: Prepare, cp: Checkpoint, head: LineageHead | undefined): LineageHead {
     const seq = (head?.seq ?? 0) + 1;
-    prepare(INSERT_LINEAGE).run(cp.lineage, JSON.stringify(cp.inputs));
+    // A run's inputs do not change: written with its lineage's first checkpoint only.
+    if (head === undefined) prepare(INSERT_LINEAGE).run(cp.lineage, JSON.stringify(cp.inputs));
     const progress = cp.progress;
     let journalLen: number | null = null;
     let keys = new Map<string, string>();
