@@ -52,7 +52,7 @@ describe("crewts checkpoint", () => {
     const printed: string[] = [];
     expect(await checkpointList({ location: dir }, (l) => void printed.push(l))).toBe(0);
     expect(printed).toHaveLength(2);
-    expect(printed[1]).toMatch(/crew  cli-crew {2}branch=main {2}event=task_completed/);
+    expect(printed[1]).toMatch(/crew {2}cli-crew {2}branch=main {2}event=task_completed/);
     const id = printed[1]!.split(" ")[0]!;
     const info: string[] = [];
     await checkpointInfo(id, { location: dir }, (l) => void info.push(l));
