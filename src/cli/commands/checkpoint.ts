@@ -1,5 +1,5 @@
 import { forkCheckpoint } from "../../runtime/checkpoint/forkCheckpoint.js";
-import { listCheckpoints, loadCheckpoint } from "../../runtime/checkpoint/checkpointStores.js";
+import { listCheckpointInfos, loadCheckpoint } from "../../runtime/checkpoint/checkpointStores.js";
 import { isCrewProgress, isFlowProgress, type Checkpoint, type CheckpointInfo } from "../../runtime/checkpoint/types.js";
 import type { CliContext } from "../CliContext.js";
 import { CliError } from "../CliError.js";
@@ -14,7 +14,7 @@ type Print = (line: string) => void;
 
 /** `crewts checkpoint list`: one line per checkpoint, oldest first. */
 export async function checkpointList(options: CheckpointCommandOptions, print: Print = console.log): Promise<number> {
-  const all = await listCheckpoints(options.location);
+  const all = await listCheckpointInfos(options.location);
   if (all.length === 0) {
     print(`No checkpoints in ${options.location ?? "./.checkpoints"}. Give a crew or flow \`checkpoint: true\` to write them.`);
     return 0;
@@ -88,7 +88,7 @@ export async function checkpointBrowser(ctx: CliContext, options: CheckpointComm
     throw new CliError("crewts checkpoint without a subcommand is interactive and needs a terminal: use crewts checkpoint list | info <id> | resume <id> | fork <id>.");
   }
   const prompts = await import("@clack/prompts");
-  const all = await listCheckpoints(options.location);
+  const all = await listCheckpointInfos(options.location);
   if (all.length === 0) return checkpointList(options);
   prompts.intro("crewts checkpoints");
   const picked = await prompts.select({

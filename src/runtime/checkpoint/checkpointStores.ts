@@ -50,11 +50,23 @@ function storesAt(location: string | undefined): CheckpointStore[] {
   return found;
 }
 
-/** Headers of every checkpoint at `location` (default ./.checkpoints; SQLite and JSON alike), oldest first. */
-export async function listCheckpoints(location?: string, filter?: CheckpointFilter): Promise<CheckpointInfo[]> {
+/** Headers of every checkpoint at `location` (default ./.checkpoints; SQLite and JSON alike), oldest first: cheap, for long histories. */
+export async function listCheckpointInfos(location?: string, filter?: CheckpointFilter): Promise<CheckpointInfo[]> {
   const all: CheckpointInfo[] = [];
   for (const store of storesAt(location)) all.push(...(await store.list(filter)));
   return all.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
+}
+
+/** Every checkpoint at `location` (default ./.checkpoints; SQLite and JSON alike), whole, oldest first. */
+export async function listCheckpoints(location?: string, filter?: CheckpointFilter): Promise<Checkpoint[]> {
+  const found: Checkpoint[] = [];
+  for (const store of storesAt(location)) {
+    for (const info of await store.list(filter)) {
+      const cp = await store.load(info.id);
+      if (cp) found.push(cp);
+    }
+  }
+  return found.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1));
 }
 
 /**

@@ -62,6 +62,9 @@ describe("crew checkpoints and resume", () => {
       expect(first).toEqual(["a", "b", "c"]);
       const list = await listCheckpoints(dir);
       expect(list.map((c) => c.event)).toEqual(["task_completed", "task_completed", "task_completed"]);
+      // listCheckpoints gives whole checkpoints: inputs and progress too.
+      expect(list[0]!.inputs).toEqual({ topic: "tides" });
+      expect((list[0]!.progress as CrewProgress).tasks).toHaveLength(1);
       const latest = await loadCheckpoint(list.at(-1)!.id, { location: dir });
       expect(latest.inputs).toEqual({ topic: "tides" });
       expect((latest.progress as CrewProgress).tasks.map((t) => t.output.raw)).toEqual(["done a", "done b", "done c"]);

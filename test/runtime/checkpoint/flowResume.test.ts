@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventBus } from "../../../src/events/index.js";
 import { Flow, listen, router, start } from "../../../src/flow/index.js";
-import { checkpointStoreFor, listCheckpoints, loadCheckpoint } from "../../../src/runtime/checkpoint/checkpointStores.js";
+import { checkpointStoreFor, listCheckpointInfos, listCheckpoints, loadCheckpoint } from "../../../src/runtime/checkpoint/checkpointStores.js";
 import type { CheckpointConfig, FlowProgress } from "../../../src/runtime/checkpoint/types.js";
 
 let dir: string;
@@ -114,7 +114,7 @@ describe("flow checkpoints and resume", () => {
     // Closing folds the write-ahead log into the file, which then holds everything.
     await checkpointStoreFor({ location: dir }).close?.();
     const size = (await stat(join(dir, "checkpoints.db"))).size;
-    const checkpoints = (await listCheckpoints(dir)).length;
+    const checkpoints = (await listCheckpointInfos(dir)).length;
     expect(checkpoints).toBeGreaterThan(590);
     // A whole-state write would be over 5 KB per checkpoint (the 4 KB field never changes).
     expect(size / checkpoints).toBeLessThan(2048);
