@@ -1,6 +1,6 @@
 // Benchmarks of crewts's orchestration overhead, side by side with LangGraph.js and KaibanJS in the
 // same run. `npm run bench` (short, under 3 minutes) or `npm run bench -- --full`.
-// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,tracing,streaming  --no-build  --no-write
+// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,tracing,checkpoint,streaming  --no-build  --no-write
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
@@ -11,6 +11,7 @@ import { markdownTable } from "./lib/markdown.js";
 import type { ResultRow, ScenarioReport } from "./lib/report.js";
 import { formatRatio } from "./lib/stats.js";
 import { agentScenarios } from "./scenarios/agent.js";
+import { checkpointScenarios } from "./scenarios/checkpoint.js";
 import { concurrencyScenarios } from "./scenarios/concurrency.js";
 import { crewScenarios } from "./scenarios/crew.js";
 import { flowScenarios } from "./scenarios/flow.js";
@@ -54,6 +55,7 @@ const scenarios: { group: string; run: () => Promise<ScenarioReport> }[] = [
   { group: "knowledge", run: () => knowledgeScenarios(config) },
   { group: "memory", run: () => memoryScenarios(config) },
   { group: "tracing", run: () => tracingScenarios(config) },
+  { group: "checkpoint", run: () => checkpointScenarios(config) },
   // Last: a streaming kickoff turns on AsyncLocalStorage for the rest of the process.
   { group: "streaming", run: () => streamingScenarios(config) },
 ];

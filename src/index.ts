@@ -72,3 +72,6 @@ export type { ForEachOptions } from "./crew/CrewOptions.js";
 export type { AgentKickoffOptions } from "./agent/Agent.js";
 export type { ToolRunContext, ApprovalRule } from "./tools/BaseTool.js";
 export * from "./hooks/index.js";
+
+// Durable runs: checkpoints, resume and fork.
+export * from "./runtime/checkpoint/index.js";

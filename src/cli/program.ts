@@ -129,6 +129,50 @@ export function createProgram(ctx: CliContext, output: ProgramOutput = {}): { pr
     .description("asks for the crew's inputs, runs it, then answers your questions about the result (type exit to quit)")
     .action(lazy(async () => (await import("./commands/chat.js")).chat.bind(null, ctx)));
 
+  const checkpoint = program
+    .command("checkpoint")
+    .description("browse checkpoints on a terminal; or list, inspect, resume and fork them")
+    .option("--location <path>", "checkpoint directory or .db file (default ./.checkpoints)")
+    .action(lazy(async () => {
+      const { checkpointBrowser } = await import("./commands/checkpoint.js");
+      return (options: { location?: string }) => checkpointBrowser(ctx, options);
+    }));
+  const location = ["--location <path>", "checkpoint directory or .db file (default ./.checkpoints)"] as const;
+  checkpoint
+    .command("list")
+    .description("list checkpoints, oldest first")
+    .option(...location)
+    .action(lazy(async () => (await import("./commands/checkpoint.js")).checkpointList));
+  checkpoint
+    .command("info")
+    .argument("<id>", "checkpoint id or JSON checkpoint file")
+    .description("show a checkpoint: inputs, finished tasks or methods, state")
+    .option(...location)
+    .action(lazy(async () => {
+      const { checkpointInfo } = await import("./commands/checkpoint.js");
+      return (id: string, options: { location?: string }) => checkpointInfo(id, options);
+    }));
+  checkpoint
+    .command("resume")
+    .argument("<id>", "checkpoint id or JSON checkpoint file")
+    .description("resume the project's crew or flow from a checkpoint")
+    .option(...location)
+    .action(lazy(async () => {
+      const { checkpointResume } = await import("./commands/checkpoint.js");
+      return (id: string, options: { location?: string }) => checkpointResume(ctx, id, options);
+    }));
+  checkpoint
+    .command("fork")
+    .argument("<id>", "checkpoint id or JSON checkpoint file")
+    .description("copy a checkpoint into a new branch and resume it there")
+    .option(...location)
+    .option("--branch <name>", "the new branch's name")
+    .option("--inputs <json>", "inputs for the resumed run, as a JSON object")
+    .action(lazy(async () => {
+      const { checkpointFork } = await import("./commands/checkpoint.js");
+      return (id: string, options: { location?: string; branch?: string; inputs?: string }) => checkpointFork(ctx, id, options);
+    }));
+
   program
     .command("version")
     .description("print the crewts version")

@@ -33,6 +33,10 @@ import { TaskLogFile } from "./TaskLogFile.js";
 import { loadTrainedAgents, trainCrew, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
 import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
+import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints, loadCrewResume, type CrewResume } from "./crewCheckpoints.js";
+import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
+import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
+import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -70,6 +74,8 @@ export class Crew {
   // The kickoff that started last: the one whose task outputs are kept for replay.
   private latestRun: object | undefined;
   private readonly logFile: TaskLogFile | undefined;
+  /** Where and when kickoffs write checkpoints (undefined: they write none). */
+  readonly checkpointConfig: CheckpointConfig | undefined;
 
   constructor(options: CrewOptions) {
     // Copies of a valid crew skip validation (kickoffForEach makes one per input).
@@ -88,6 +94,7 @@ export class Crew {
     if (!trusted) validateCrew({ agents: this.agents, tasks: this.tasks, process: this.process, managerLLM: options.managerLLM, managerAgent: options.managerAgent });
     this.rpmLimiter = options.maxRpm !== undefined ? new RpmLimiter(options.maxRpm) : undefined;
     this.logFile = options.outputLogFile ? new TaskLogFile(options.outputLogFile) : undefined;
+    this.checkpointConfig = checkpointConfigOf(options.checkpoint);
     this.taskOutputStore = options.taskOutputStore ?? new SQLiteTaskOutputStore();
     if (options.embedder !== undefined) {
       this.embedder = resolveEmbedder(options.embedder);
@@ -106,9 +113,11 @@ export class Crew {
   kickoff(inputs: KickoffInputs | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<CrewOutput>>;
   kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<CrewOutput>;
   async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput | StreamingOutput<CrewOutput>> {
-    if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { signal, stream: false }));
+    if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
     const hooks = this.options.hooks;
-    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, () => this.run(inputs));
+    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, () =>
+      this.run(inputs, {}, options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {}),
+    );
   }
 
   /**
@@ -151,6 +160,11 @@ export class Crew {
       await this.taskOutputStore.close();
     }
     return outputs;
+  }
+
+  /** Copies a crew checkpoint into a new lineage (CrewAI's fork); resume it with `kickoff(inputs, { fromCheckpoint: fork.id })`. */
+  static fork(checkpointId: string, options: ForkOptions = {}): Promise<Checkpoint> {
+    return forkCheckpoint(checkpointId, "crew", options);
   }
 
   /** A new crew with copies of the agents and tasks (context pointing at the copied tasks) and the same options. */
@@ -287,6 +301,12 @@ export class Crew {
         const { startIndex, storedInputs } = await prepareReplay(this.taskOutputStore, mode.replayTaskId, members.tasks);
         return await this.runMembers(members, inputs ?? storedInputs, { ...execute, startIndex }, mode);
       }
+      if (mode.fromCheckpoint !== undefined) {
+        const resume = await loadCrewResume(mode.fromCheckpoint, this.checkpointConfig, members.tasks, this.name);
+        const stored = resume.checkpoint.inputs;
+        const given = inputs !== undefined && Object.keys(inputs).length > 0;
+        return await this.runMembers(members, given ? inputs : stored, { ...execute, restored: resume.restored }, { ...mode, resume, beforeKickoff: given });
+      }
       return await this.runMembers(members, inputs, execute, mode);
     } finally {
       members.absorb();
@@ -331,7 +351,11 @@ export class Crew {
       // Concurrent kickoffs: the store keeps the kickoff that started last.
       const recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
       if (!replaying) await recorder.reset();
-      const outputs = await this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory, kickoffId: source.kickoffId });
+      const config = this.checkpointConfig ?? (mode.resume ? {} : undefined);
+      if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
+      const checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume) : undefined;
+      const process = () => this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory, checkpoints, kickoffId: source.kickoffId });
+      const outputs = checkpoints ? await checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : await process();
       // The last evaluations' tokens belong to this kickoff's usage.
       await memory?.settle();
       const built = CrewOutput.fromTaskOutputs(outputs, scope.usage());
@@ -379,10 +403,16 @@ export class Crew {
     scope: KickoffScope,
     execute: ExecuteTasksOptions,
     inputs: KickoffInputs,
-    { recorder, replaying, memory, kickoffId }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined; kickoffId: string },
+    {
+      recorder,
+      replaying,
+      memory,
+      checkpoints,
+      kickoffId,
+    }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined; checkpoints: CrewRunCheckpoints | undefined; kickoffId: string },
   ): Promise<TaskOutput[]> {
     const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
-    const hooks: TaskRunHooks = {
+    const plain: TaskRunHooks = {
       onTaskCompleted: async (task, output) => {
         if (memory) rememberTask(memory, task, output, { crewId: this.id, kickoffId, agents: [...members.participants(), ...(manager ? [manager] : [])] });
         await this.afterTask(task, output);
@@ -391,6 +421,7 @@ export class Crew {
       onTaskOutput: (task, output, index) =>
         recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),
     };
+    const hooks = checkpoints ? checkpoints.wrap(plain) : plain;
     const runOptions = { ...execute, source: { crewId: this.id, kickoffId } };
     if (manager) {
       scope.enlist(manager);
@@ -427,6 +458,9 @@ export class Crew {
 interface RunMode {
   /** Replay the latest kickoff from this task on. */
   replayTaskId?: string;
+  /** Resume from this checkpoint (an id or a JSON file); `resume` is it, once loaded. */
+  fromCheckpoint?: string;
+  resume?: CrewResume;
   /** Run the before-kickoff hooks on the inputs (default true). */
   beforeKickoff?: boolean;
 }

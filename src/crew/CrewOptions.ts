@@ -13,6 +13,8 @@ import { Process } from "./Process.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { CrewHooks } from "../hooks/types.js";
 import type { KickoffOptions } from "../runtime/KickoffOptions.js";
+import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
+import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
 
 /** The inputs of a kickoff: values for the `{placeholders}` of tasks and agents. */
 export type KickoffInputs = Record<string, unknown>;
@@ -63,6 +65,8 @@ export interface CrewOptions extends CrewMemoryOptions {
   name?: string;
   /** Where the outputs of the latest kickoff are kept for replay (default: SQLite in the storage directory). */
   taskOutputStore?: TaskOutputStore;
+  /** Write checkpoints (default after each task) so a kickoff can resume with `{ fromCheckpoint }`; true for the defaults. */
+  checkpoint?: boolean | CheckpointConfig;
   /** Trained agent data written by `crew.train` (default ./trained_agents_data.json, used when it exists). */
   trainedAgentsFile?: string;
   /** Every kickoff resolves to a StreamingOutput (as `kickoff(inputs, { stream: true })`). */
@@ -114,5 +118,6 @@ export const crewOptionsSchema = z
       })
       .strict()
       .optional(),
+    checkpoint: checkpointOptionSchema.optional(),
   })
   .strict();

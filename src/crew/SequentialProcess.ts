@@ -27,6 +27,8 @@ export interface ExecuteTasksOptions {
   startIndex?: number;
   /** Ids added to the events and LLM calls of every task (the crew's id). */
   source?: CallSource;
+  /** Outputs of tasks finished before (a resumed checkpoint), by index: recorded again, not run. */
+  restored?: ReadonlyMap<number, TaskOutput>;
 }
 
 interface PendingTask {
@@ -92,6 +94,16 @@ export async function executeTasks(
           outputs.push(task.output);
           outputOf.set(task, task.output);
         }
+        continue;
+      }
+      const prior = options.restored?.get(index);
+      if (prior) {
+        // Earlier async tasks finish first, so outputs keep task order.
+        await collectPending();
+        task.output = prior;
+        outputs.push(prior);
+        outputOf.set(task, prior);
+        await hooks.onTaskOutput?.(task, prior, index);
         continue;
       }
       if (task instanceof ConditionalTask) {

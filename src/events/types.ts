@@ -118,6 +118,11 @@ export interface EventPayloads {
   flow_failed: EventSource & { flowName: string; flowId: string; error: string; reason?: "aborted" };
   method_execution_failed: EventSource & { flowName: string; flowId: string; methodName: string; error: string; durationMs: number };
 
+  /** A checkpoint was written (see CheckpointConfig.onEvents). */
+  checkpoint_written: EventSource & { checkpointId: string; lineage: string; branch: string; kind: string; name: string; event: string };
+  /** An automatic checkpoint write failed; the run goes on. */
+  checkpoint_failed: EventSource & { kind: string; name: string; event: string; lineage: string; error: string };
+
   /** Sources of a knowledge base read and indexed (once per Knowledge; unchanged chunks are not rewritten). */
   knowledge_ingestion_completed: EventSource & { collectionName: string; sources: number; chunks: number; removedChunks: number; durationMs: number };
   /** Before an agent searches knowledge for a task. */

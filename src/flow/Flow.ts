@@ -4,7 +4,12 @@ import { flowGraph } from "./FlowGraph.js";
 import { buildState, copyInitialState, type FlowState, type InitialState, isStateSchema, type StateSchema } from "./flowState.js";
 import type { PersistTarget } from "./FlowMethodSpec.js";
 import { FlowStateError } from "./errors.js";
-import { FlowRun } from "./FlowRun.js";
+import { FlowRun, type FlowRunDurability, type FlowRunHost } from "./FlowRun.js";
+import { FLOW_CHECKPOINT_EVENTS, flowCheckpointing, loadFlowResume } from "./flowCheckpoints.js";
+import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
+import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
+import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
+import type { Checkpoint, CheckpointConfig, FlowJournalEntry } from "../runtime/checkpoint/types.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
 import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
@@ -20,6 +25,8 @@ export interface FlowOptions {
   persistence?: FlowPersistence;
   /** Every kickoff resolves to a StreamingOutput (as `kickoff(inputs, { stream: true })`). */
   stream?: boolean;
+  /** Write checkpoints (default after each method) so a kickoff can resume with `{ fromCheckpoint }`; true for the defaults. */
+  checkpoint?: boolean | CheckpointConfig;
 }
 
 /** What `kickoff` accepts: state fields to merge, and `id` to resume a persisted flow. */
@@ -44,12 +51,18 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   readonly #persistence: FlowPersistence | undefined;
   #defaultPersistence: SQLiteFlowPersistence | undefined;
   readonly #definition: FlowDefinition;
+  readonly #checkpoint: CheckpointConfig | undefined;
 
   /** Checks the class's decorators (once per class), so a broken flow fails where it is built. */
   constructor(options: FlowOptions = {}) {
     this.#persistence = options.persistence;
     if (options.stream !== undefined) this.stream = options.stream;
     this.#definition = flowDefinition(this);
+    if (options.checkpoint !== undefined) {
+      const parsed = checkpointOptionSchema.safeParse(options.checkpoint);
+      if (!parsed.success) throw new TypeError(`Invalid flow checkpoint option: ${parsed.error.issues.map((i) => `${i.path.join(".") || "checkpoint"}: ${i.message}`).join("; ")}.`);
+    }
+    this.#checkpoint = checkpointConfigOf(options.checkpoint);
   }
 
   /** The flow state; always has `id`. Built from `initialState` on first access. */
@@ -70,13 +83,16 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   kickoff(inputs: FlowInputs<S> | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<unknown>>;
   kickoff(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<unknown>;
   async kickoff(inputs?: FlowInputs<S>, options: KickoffOptions = {}): Promise<unknown> {
-    if (options.stream ?? this.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { signal, stream: false }));
-    return runKickoff(`Flow '${flowNameOf(this, this.#definition)}' kickoff`, options, {}, () => this.#kickoffNow(inputs));
+    if (options.stream ?? this.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
+    return runKickoff(`Flow '${flowNameOf(this, this.#definition)}' kickoff`, options, {}, () => this.#kickoffNow(inputs, options));
   }
 
-  async #kickoffNow(inputs: FlowInputs<S> | undefined): Promise<unknown> {
+  async #kickoffNow(inputs: FlowInputs<S> | undefined, options: KickoffOptions): Promise<unknown> {
     const def = this.#definition;
     const startedAt = performance.now();
+    const resume = options.fromCheckpoint !== undefined ? await loadFlowResume(options.fromCheckpoint, this.#checkpoint, flowNameOf(this, def)) : undefined;
+    const given = inputs;
+    if (resume) inputs = { ...resume.state, ...resume.checkpoint.inputs, ...inputs, id: String(resume.state.id) } as FlowInputs<S>;
     // A kickoff while another runs on this instance gets a state of its own (see runView).
     const alongside = this.#running > 0;
     this.#running++;
@@ -87,13 +103,26 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       if (eventBus.hasListeners("flow_started")) {
         eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }
-      const run = new FlowRun(this.#runHost(instance, alongside ? () => state : () => this.#liveState()), def, this.maxMethodCalls);
+      const currentState = alongside ? () => state : () => this.#liveState();
+      const config = this.#checkpoint ?? (resume ? {} : undefined);
+      const durable = config
+        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, (): FlowRun => run)
+        : undefined;
+      // A persisted run by id that was killed before it finished resumes after its recorded methods.
+      const backend = !resume && typeof given?.id === "string" ? this.#restoreBackend() : undefined;
+      const progress = backend?.loadProgress ? await backend.loadProgress(given!.id as string) : undefined;
+      const durability = progress?.length ? { ...durable?.durability, replay: progress } : durable?.durability;
+      const run: FlowRun = new FlowRun(this.#runHost(instance, currentState, durability), def, this.maxMethodCalls);
       if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => run.outputs });
       else this.#lastRun = run;
-      const result = await runGlobalAfterKickoff("flow", flowNameOf(this, def), await untilRunAborted(run.execute()).catch((error: unknown) => {
-        emitFlowFailed(flowNameOf(this, def), String(state.id), error);
-        throw alongside ? explainViewError(error, def.name) : error;
-      }));
+      const execute = () =>
+        untilRunAborted(run.execute()).catch((error: unknown) => {
+          emitFlowFailed(flowNameOf(this, def), String(state.id), error);
+          throw alongside ? explainViewError(error, def.name) : error;
+        });
+      const finished = durable ? await durable.recorder.around(FLOW_CHECKPOINT_EVENTS, execute) : await execute();
+      await this.#forgetProgress(String(currentState().id));
+      const result = await runGlobalAfterKickoff("flow", flowNameOf(this, def), finished);
       if (eventBus.hasListeners("flow_finished")) {
         eventBus.emit("flow_finished", { flowName: flowNameOf(this, def), flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
       }
@@ -112,9 +141,14 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     await this.#defaultPersistence?.close();
   }
 
+  /** Copies a flow checkpoint into a new lineage (CrewAI's fork); resume it with `kickoff(inputs, { fromCheckpoint: fork.id })`. */
+  static fork(checkpointId: string, options: ForkOptions = {}): Promise<Checkpoint> {
+    return forkCheckpoint(checkpointId, "flow", options);
+  }
+
   /** CrewAI's `kickoff_async`; the same as `kickoff`, which is already asynchronous. */
-  kickoffAsync(inputs?: FlowInputs<S>): Promise<unknown> {
-    return this.kickoff(inputs);
+  kickoffAsync(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<unknown> {
+    return this.kickoff(inputs, options);
   }
 
   /**
@@ -170,19 +204,27 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     return target === undefined ? undefined : this.#backendFor(target);
   }
 
+  /** A finished run leaves no progress behind: the next kickoff by id runs the flow again (CrewAI's behaviour). */
+  async #forgetProgress(flowId: string): Promise<void> {
+    const backends = new Set<FlowPersistence>();
+    for (const m of this.#definition.methods) if (m.persist !== undefined) backends.add(this.#backendFor(m.persist));
+    for (const backend of backends) await backend.clearProgress?.(flowId);
+  }
+
   #backendFor(target: PersistTarget): FlowPersistence {
     if (this.#persistence) return this.#persistence;
     if (target !== "default") return target;
     return (this.#defaultPersistence ??= new SQLiteFlowPersistence());
   }
 
-  #runHost(instance: Flow<S>, state: () => Record<string, unknown>) {
+  #runHost(instance: Flow<S>, state: () => Record<string, unknown>, durable: FlowRunDurability | undefined): FlowRunHost {
     return {
       instance,
       state,
-      persist: (method: FlowMethodDef) => {
+      ...(durable ? { durable } : {}),
+      persist: (method: FlowMethodDef, finished: FlowJournalEntry) => {
         const current = state();
-        return this.#backendFor(method.persist!).saveState(String(current.id), method.name, current);
+        return this.#backendFor(method.persist!).saveState(String(current.id), method.name, current, finished);
       },
     };
   }

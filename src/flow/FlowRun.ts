@@ -6,6 +6,7 @@ import { errorMessage, methodEventsObserved, stateSnapshot } from "./flowEvents.
 import { currentRun, runWithContext } from "../runtime/runContext.js";
 import { globalHooks } from "../hooks/registry.js";
 import { runStepHooks } from "../hooks/runHooks.js";
+import type { FlowJournalEntry } from "../runtime/checkpoint/types.js";
 
 /** What a run needs from its flow instance. */
 export interface FlowRunHost {
@@ -14,7 +15,17 @@ export interface FlowRunHost {
   /** The live state, read at each step (kickoff may replace it before the run starts). */
   state(): Record<string, unknown>;
   /** Saves the state after `method` finished; resolves once written. */
-  persist(method: FlowMethodDef): Promise<void>;
+  persist(method: FlowMethodDef, finished: FlowJournalEntry): Promise<void>;
+  /** Set when the run is durable (checkpoints, or a persisted run's journal): see FlowRunDurability. */
+  readonly durable?: FlowRunDurability;
+}
+
+/** What makes a run resumable: the journal of finished methods, and the write after each one. */
+export interface FlowRunDurability {
+  /** Finished methods of an earlier run of this state, replayed without running their bodies. */
+  readonly replay?: readonly FlowJournalEntry[];
+  /** Called after each method finished (and was journaled), before its listeners start; awaited. */
+  methodFinished?(entry: FlowJournalEntry): Promise<unknown>;
 }
 
 /** Listeners to run together, each with the payload it receives. */
@@ -42,6 +53,12 @@ export class FlowRun {
   private readonly firedOr = new Set<number>();
   private failed = false;
   private failure: unknown;
+  /** Finished methods with their results, in completion order (kept only for a durable run). */
+  readonly journal: FlowJournalEntry[] = [];
+  /** Methods started and not finished (kept only for a durable run). */
+  readonly inFlight = new Map<string, number>();
+  // Results to replay per method, by call number.
+  private readonly replay: Map<string, unknown[]> | undefined;
 
   constructor(
     private readonly host: FlowRunHost,
@@ -50,6 +67,21 @@ export class FlowRun {
   ) {
     this.calls = new Int32Array(def.methods.length);
     this.completed = new Uint8Array(def.methods.length);
+    const replay = host.durable?.replay;
+    if (replay && replay.length > 0) {
+      this.replay = new Map();
+      for (const entry of replay) {
+        let results = this.replay.get(entry.method);
+        if (!results) this.replay.set(entry.method, (results = []));
+        results.push(entry.result);
+        this.journal.push(entry);
+      }
+    }
+  }
+
+  /** `and` conditions met in part: each waiting method with the triggers it has seen. */
+  waiting(): { method: string; seen: string[] }[] {
+    return [...this.seen].filter(([, seen]) => seen.size > 0).map(([key, seen]) => ({ method: this.def.methods[key < 0 ? -1 - key : key]!.name, seen: [...seen] }));
   }
 
   /** Runs the flow to the end; rejects with the first error any method threw. */
@@ -198,6 +230,15 @@ export class FlowRun {
     if (calls > this.maxMethodCalls) throw this.fail(new FlowMethodCallLimitError(method.name, this.maxMethodCalls));
     // A method running again means a cycle: every `or` listener may fire again in the new round.
     if (this.completed[i] === 1) this.firedOr.clear();
+    // Resuming: a method that finished before gives its recorded result; its body does not run again.
+    const recorded = this.replay?.get(method.name);
+    if (recorded !== undefined && calls <= recorded.length) {
+      this.completed[i] = 1;
+      this.outputs.push(recorded[calls - 1]);
+      return recorded[calls - 1];
+    }
+    const durable = this.host.durable;
+    if (durable) this.inFlight.set(method.name, (this.inFlight.get(method.name) ?? 0) + 1);
 
     const observed = methodEventsObserved();
     const startedAt = observed ? performance.now() : 0;
@@ -220,7 +261,15 @@ export class FlowRun {
       this.completed[i] = 1;
       this.outputs.push(result);
       // Written before any listener starts, so a process killed after this method loses nothing.
-      if (method.persist !== undefined) await this.host.persist(method);
+      if (method.persist !== undefined) await this.host.persist(method, { method: method.name, result });
+      if (durable) {
+        const left = this.inFlight.get(method.name)! - 1;
+        if (left === 0) this.inFlight.delete(method.name);
+        else this.inFlight.set(method.name, left);
+        const entry = { method: method.name, result };
+        this.journal.push(entry);
+        await durable.methodFinished?.(entry);
+      }
     } catch (error) {
       if (observed && eventBus.hasListeners("method_execution_failed")) {
         eventBus.emit("method_execution_failed", {

@@ -7,4 +7,6 @@ export interface KickoffOptions {
   signal?: AbortSignal;
   /** Resolve to a streaming output (chunks as the provider sends them, then `result`) instead of the result. */
   stream?: boolean;
+  /** Resume from this checkpoint: an id (looked up in the instance's checkpoint location) or a JSON checkpoint file. */
+  fromCheckpoint?: string;
 }

@@ -76,5 +76,22 @@ export function describeFlowPersistence(name: string, factory: () => FlowPersist
       expect(loaded).toMatchObject({ id: "f1" });
       expect(typeof loaded!.i).toBe("number");
     });
+
+    it("keeps the finished methods of a run with the state, in order, until cleared (when it keeps progress)", async () => {
+      const p = await make();
+      if (!p.loadProgress || !p.clearProgress) return;
+      await p.saveState("f1", "a", { id: "f1", n: 1 }, { method: "a", result: { ok: true } });
+      await p.saveState("f1", "b", { id: "f1", n: 2 }, { method: "b", result: "go" });
+      await p.saveState("f2", "a", { id: "f2" }, { method: "a", result: 7 });
+      await p.saveState("f1", "c", { id: "f1", n: 3 });
+      expect(await p.loadProgress("f1")).toEqual([
+        { method: "a", result: { ok: true } },
+        { method: "b", result: "go" },
+      ]);
+      await p.clearProgress("f1");
+      expect(await p.loadProgress("f1")).toEqual([]);
+      expect(await p.loadProgress("f2")).toEqual([{ method: "a", result: 7 }]);
+      expect(await p.loadState("f1")).toEqual({ id: "f1", n: 3 });
+    });
   });
 }

@@ -46,8 +46,14 @@ describe("Flow kill and resume", () => {
 
     const resumed = new KillableFlow();
     expect(await resumed.kickoff({ id, block: false })).toBe("finished");
-    // runs = 2: the state was restored before the flow ran again, not rebuilt from initialState.
-    expect(resumed.state).toEqual({ id, steps: ["one", "two", "one", "two", "three"], runs: 2, block: false });
+    // The killed run resumes after its finished methods: one and two do not run again (runs stays 1).
+    expect(resumed.state).toEqual({ id, steps: ["one", "two", "three"], runs: 1, block: false });
+    expect(resumed.methodOutputs).toEqual([undefined, undefined, "finished"]);
+
+    // A finished run leaves no progress: kicking off by id again runs the flow again on the saved state.
+    const again = new KillableFlow();
+    expect(await again.kickoff({ id })).toBe("finished");
+    expect(again.state).toEqual({ id, steps: ["one", "two", "three", "one", "two", "three"], runs: 2, block: false });
   });
 
   it("lets a process that ran a persisted flow exit on its own", async () => {

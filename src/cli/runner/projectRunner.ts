@@ -46,6 +46,10 @@ export async function runProjectAction(action: ProjectAction, entry: string, arg
       const { chat } = await import("./chatSession.js");
       return chat(mod, file);
     }
+    case "resume": {
+      const { resumeInProject } = await import("./projectResume.js");
+      return resumeInProject(mod, file, args);
+    }
   }
 }
 
