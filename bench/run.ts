@@ -1,6 +1,6 @@
 // Benchmarks of crewts's orchestration overhead, side by side with LangGraph.js and KaibanJS in the
 // same run. `npm run bench` (short, under 3 minutes) or `npm run bench -- --full`.
-// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory  --no-build  --no-write
+// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,in-flight  --no-build  --no-write
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
@@ -15,6 +15,7 @@ import { concurrencyScenarios } from "./scenarios/concurrency.js";
 import { crewScenarios } from "./scenarios/crew.js";
 import { flowScenarios } from "./scenarios/flow.js";
 import { footprintScenarios } from "./scenarios/footprint.js";
+import { inFlightScenarios } from "./scenarios/inFlight.js";
 import { knowledgeScenarios } from "./scenarios/knowledge.js";
 import { memoryScenarios } from "./scenarios/memory.js";
 import { stabilityScenarios } from "./scenarios/stability.js";
@@ -51,6 +52,7 @@ const scenarios: { group: string; run: () => Promise<ScenarioReport> }[] = [
   { group: "stability", run: () => stabilityScenarios(config) },
   { group: "knowledge", run: () => knowledgeScenarios(config) },
   { group: "memory", run: () => memoryScenarios(config) },
+  { group: "in-flight", run: () => inFlightScenarios(config) },
 ];
 
 const HEADERS = ["group", "scenario", "unit", "crewts", "vs", "other", "crewts/other", "goal", "met"];

@@ -13,6 +13,7 @@ import {
   type StoredDocument,
   type UpsertReport,
 } from "./SearchStore.js";
+import { filteredRowids } from "./filterIndex.js";
 import { FtsQueryPlanner, ftsVocabTable, rankWithPlan } from "./ftsQueryTerms.js";
 import { rankedSearch } from "./ranking.js";
 import { VectorIndex } from "./VectorIndex.js";
@@ -72,6 +73,8 @@ export class SQLiteSearchStore implements SearchStore {
   // In-memory vector indexes of this collection and embedder, by dimensions (see VectorIndex).
   private readonly vectorIndexes = new Map<number, VectorIndex>();
   private readonly queries: FtsQueryPlanner;
+  // Metadata keys with an expression index on this file (filterIndex.ts).
+  private readonly filterIndexes = new Set<string>();
 
   constructor(options: SQLiteSearchStoreOptions = {}) {
     this.collection = options.collection ?? "knowledge";
@@ -161,7 +164,7 @@ export class SQLiteSearchStore implements SearchStore {
     // Searching a store that was never written creates no file.
     if (!(await this.db.canRead())) return [];
     return rankedSearch(options, this.embedder !== undefined, {
-      keyword: (pool) => this.keywordSearch(query, pool, filter),
+      keyword: (pool) => this.keywordSearch(query, pool, filter, options.filter),
       vector: (pool) => this.vectorSearch(query, pool, filter, options.signal),
     });
   }
@@ -208,6 +211,7 @@ export class SQLiteSearchStore implements SearchStore {
   /** Releases this store's share of the file's connection; the next call opens it again. */
   async close(): Promise<void> {
     this.vectorTables.clear();
+    this.filterIndexes.clear();
     this.vectorIndexes.clear();
     await this.db.close();
   }
@@ -216,13 +220,33 @@ export class SQLiteSearchStore implements SearchStore {
     return this.embedder?.id ?? "";
   }
 
-  private async keywordSearch(query: string, limit: number, filter: FilterSql): Promise<SearchResult[]> {
+  private async keywordSearch(query: string, limit: number, filter: FilterSql, filterValues: Record<string, MetadataValue> | undefined): Promise<SearchResult[]> {
     const plan = await this.queries.plan(query, limit);
     // A metadata filter usually keeps few documents (one run, one entity): ranking by FTS5 alone would mostly rank others.
-    const rows = await rankWithPlan(plan, limit, async (match) => (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter)));
+    const only = filter.sql === "" || !filterValues ? undefined : await this.db.use((prepare) => filteredRowids(prepare, this.collection, filterValues, this.filterIndexes));
+    const rank = async (match: string) => {
+      if (only) return this.rankedAmong(match, limit, only);
+      return (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter));
+    };
+    const rows = await rankWithPlan(plan, limit, rank);
     // BM25 is unbounded (SQLite negates it: lower is better): scores are relative to the best match.
     const best = rows[0]?.rank ?? -1;
     return rows.map((row) => this.toResult(row, best < 0 ? row.rank / best : 1));
+  }
+
+  /** The best `limit` matches among the documents `rowids` (those a filter kept), ranked by FTS5. */
+  private rankedAmong(match: string, limit: number, rowids: number[]): Promise<(Row & { rank: number })[]> {
+    if (rowids.length === 0) return Promise.resolve([]);
+    return this.db.use((prepare) => {
+      const ranked = prepare(
+        "SELECT rowid, bm25(documents_fts) AS rank FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?",
+      ).all(match, JSON.stringify(rowids), limit) as { rowid: number; rank: number }[];
+      const lookup = prepare("SELECT d.rowid, d.id, d.content, d.metadata FROM documents d WHERE d.rowid = ?");
+      return ranked.flatMap(({ rowid, rank }) => {
+        const row = lookup.get(rowid) as Row | undefined;
+        return row ? [{ ...row, rank }] : [];
+      });
+    });
   }
 
   /**
