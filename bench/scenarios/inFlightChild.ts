@@ -4,6 +4,7 @@
 //   mode "heap": heap used after a forced GC before the batch, and again once every run is waiting
 //   on its model (all RUNS in flight), so (peak - before) / RUNS is what one run in flight holds.
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import v8 from "node:v8";
 import { Agent, Crew, InMemoryTaskOutputStore, Task } from "../../src/index.js";
 import { FakeLLM } from "../../src/testing/index.js";
 
@@ -39,6 +40,7 @@ if (mode === "heap") {
     gc?.();
     gc?.();
     peak = process.memoryUsage().heapUsed;
+    if (process.env.IN_FLIGHT_SNAPSHOT) v8.writeHeapSnapshot(process.env.IN_FLIGHT_SNAPSHOT);
   };
   const outputs = await Promise.all(inputs.map((input) => crew.kickoff(input)));
   gc?.();

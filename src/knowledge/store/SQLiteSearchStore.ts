@@ -13,7 +13,8 @@ import {
   type StoredDocument,
   type UpsertReport,
 } from "./SearchStore.js";
-import { filteredRowids } from "./filterIndex.js";
+import { ftsStats, matchTerms, rankByBm25 } from "./bm25.js";
+import { filteredDocuments, type DocumentRow } from "./filterIndex.js";
 import { FtsQueryPlanner, ftsVocabTable, rankWithPlan } from "./ftsQueryTerms.js";
 import { rankedSearch } from "./ranking.js";
 import { VectorIndex } from "./VectorIndex.js";
@@ -223,7 +224,7 @@ export class SQLiteSearchStore implements SearchStore {
   private async keywordSearch(query: string, limit: number, filter: FilterSql, filterValues: Record<string, MetadataValue> | undefined): Promise<SearchResult[]> {
     const plan = await this.queries.plan(query, limit);
     // A metadata filter usually keeps few documents (one run, one entity): ranking by FTS5 alone would mostly rank others.
-    const only = filter.sql === "" || !filterValues ? undefined : await this.db.use((prepare) => filteredRowids(prepare, this.collection, filterValues, this.filterIndexes));
+    const only = filter.sql === "" || !filterValues ? undefined : await this.db.use((prepare) => filteredDocuments(prepare, this.collection, filterValues, this.filterIndexes));
     const rank = async (match: string) => {
       if (only) return this.rankedAmong(match, limit, only);
       return (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter));
@@ -234,18 +235,16 @@ export class SQLiteSearchStore implements SearchStore {
     return rows.map((row) => this.toResult(row, best < 0 ? row.rank / best : 1));
   }
 
-  /** The best `limit` matches among the documents `rowids` (those a filter kept), ranked by FTS5. */
-  private rankedAmong(match: string, limit: number, rowids: number[]): Promise<(Row & { rank: number })[]> {
-    if (rowids.length === 0) return Promise.resolve([]);
+  /**
+   * The best `limit` matches among `rows` (the documents a filter kept), scored in process with
+   * FTS5's bm25() formula and the index's statistics: FTS5 cannot restrict a MATCH to given rowids, so it
+   * would rank every match of the whole index to keep a few.
+   */
+  private rankedAmong(match: string, limit: number, rows: DocumentRow[]): Promise<(Row & { rank: number })[]> {
+    if (rows.length === 0) return Promise.resolve([]);
     return this.db.use((prepare) => {
-      const ranked = prepare(
-        "SELECT rowid, bm25(documents_fts) AS rank FROM documents_fts WHERE documents_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?)) ORDER BY rank LIMIT ?",
-      ).all(match, JSON.stringify(rowids), limit) as { rowid: number; rank: number }[];
-      const lookup = prepare("SELECT d.rowid, d.id, d.content, d.metadata FROM documents d WHERE d.rowid = ?");
-      return ranked.flatMap(({ rowid, rank }) => {
-        const row = lookup.get(rowid) as Row | undefined;
-        return row ? [{ ...row, rank }] : [];
-      });
+      const stats = ftsStats(prepare, "documents_fts");
+      return rankByBm25(rows, matchTerms(match), stats, (term) => this.queries.documentsWith(prepare, term)).slice(0, limit);
     });
   }
 

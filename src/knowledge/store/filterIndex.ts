@@ -9,14 +9,22 @@ export const MAX_FILTERED_ROWS = 1000;
 
 const sqlText = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
+/** A document row as the store reads it. */
+export interface DocumentRow {
+  rowid: number;
+  id: string;
+  content: string;
+  metadata: string;
+}
+
 /**
- * The rowids of the documents of `collection` that match `filter`, when there are at most
+ * The documents of `collection` that match `filter`, when there are at most
  * MAX_FILTERED_ROWS of them; undefined when there are more, when the file is small, or when the
  * index cannot be made (a read-only file). A filter usually names one run or one entity among
  * thousands of documents: FTS5 then ranks those few instead of every match. The lookup goes through an
  * expression index on the filter's first key, made on first use (`CREATE INDEX IF NOT EXISTS`).
  */
-export function filteredRowids(prepare: Prepare, collection: string, filter: Record<string, MetadataValue>, indexed: Set<string>): number[] | undefined {
+export function filteredDocuments(prepare: Prepare, collection: string, filter: Record<string, MetadataValue>, indexed: Set<string>): DocumentRow[] | undefined {
   const entries = Object.entries(filter);
   const first = entries[0];
   if (!first) return undefined;
@@ -34,14 +42,14 @@ export function filteredRowids(prepare: Prepare, collection: string, filter: Rec
     }
     indexed.add(first[0]);
   }
-  let sql = `SELECT rowid FROM documents WHERE collection = ? AND ${expression} IS ?`;
+  let sql = `SELECT rowid, id, content, metadata FROM documents WHERE collection = ? AND ${expression} IS ?`;
   const params: (string | number | null)[] = [collection, sqlValue(first[1])];
   for (const [key, value] of entries.slice(1)) {
     sql += " AND json_extract(metadata, ?) IS ?";
     params.push(`$."${key}"`, sqlValue(value));
   }
-  const rows = prepare(`${sql} LIMIT ${MAX_FILTERED_ROWS + 1}`).all(...params) as { rowid: number }[];
-  return rows.length > MAX_FILTERED_ROWS ? undefined : rows.map((row) => row.rowid);
+  const rows = prepare(`${sql} LIMIT ${MAX_FILTERED_ROWS + 1}`).all(...params) as DocumentRow[];
+  return rows.length > MAX_FILTERED_ROWS ? undefined : rows;
 }
 
 function sqlValue(value: MetadataValue): string | number | null {
