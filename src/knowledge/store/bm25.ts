@@ -20,7 +20,7 @@ export function ftsTokens(text: string): string[] {
   return folded.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[ -~\t\n\r]*$/;
 
 /** The index's row count and average length, read from FTS5's own averages record (id 1 of `<fts>_data`). */
 export function ftsStats(prepare: Prepare, fts: string): Bm25Stats {
