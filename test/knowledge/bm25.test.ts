@@ -17,7 +17,7 @@ describe("rankByBm25", () => {
       }));
       const insert = db.prepare("INSERT INTO t (rowid, content) VALUES (?, ?)");
       for (const d of docs) insert.run(d.rowid, d.content);
-      const prepare = ((sql: string) => db.prepare(sql)) as unknown as Prepare;
+      const prepare: Prepare = (sql) => db.prepare(sql);
       const match = ftsMatch(["cafe", "acme", "elan", "data", "west"]) as string;
       const fts = db.prepare("SELECT rowid, bm25(t) AS rank FROM t WHERE t MATCH ? ORDER BY rank").all(match) as { rowid: number; rank: number }[];
       const stats = ftsStats(prepare, "t");

@@ -64,7 +64,7 @@ interface Row {
 
 /**
  * The embedded SearchStore on libsql: FTS5 keyword search always, vector search (F32_BLOB column and
- * a libsql vector index, cosine) with an embedder, both fused by reciprocal rank in hybrid mode.
+ * exact cosine search through VectorIndex) with an embedder, both fused by reciprocal rank in hybrid mode.
  */
 export class SQLiteSearchStore implements SearchStore {
   readonly collection: string;

@@ -45,9 +45,10 @@ export class VectorIndex {
   /** Reads every vector of `collection` and `embedder` from the table. */
   load(prepare: Prepare, collection: string, embedder: string): void {
     this.clear();
-    // In pages by rowid: all rows at once would hold every blob in memory twice.
+    // In pages by rowid: all rows at once would hold every blob in memory twice. CROSS JOIN keeps the
+    // vectors table outside, so each page is a rowid range (driven by documents, every page scanned them all).
     const page = prepare(
-      `SELECT v.rowid AS rowid, v.embedding AS embedding FROM ${this.table} v JOIN documents d ON d.rowid = v.rowid ` +
+      `SELECT v.rowid AS rowid, v.embedding AS embedding FROM ${this.table} v CROSS JOIN documents d ON d.rowid = v.rowid ` +
         `WHERE v.rowid > ? AND d.collection = ? AND v.embedder = ? ORDER BY v.rowid LIMIT ${LOAD_PAGE}`,
     );
     for (let after = -1; ; ) {
@@ -106,11 +107,15 @@ export class VectorIndex {
     const scores = this.scores;
     const read = prepare(`SELECT embedding FROM ${this.table} WHERE rowid = ?`);
     const hits: VectorHit[] = [];
+    // A deeper pass may order equal int8 scores differently: a candidate is looked at once.
+    const seen = new Set<number>();
     // Depth doubles while a filter turns candidates down.
     for (let depth = Math.max(k * RERANK_FACTOR, MIN_RERANK), from = 0; from < n; depth *= 2) {
       const order = topSlots(scores, n, Math.min(depth, n));
       for (let i = from; i < order.length; i++) {
         const rowid = this.rowids[order[i] as number] as number;
+        if (seen.has(rowid)) continue;
+        seen.add(rowid);
         if (accept && !accept(rowid)) continue;
         const row = read.get(rowid) as { embedding: ArrayBuffer | Uint8Array } | undefined;
         if (row) hits.push({ rowid, similarity: cosine(floats(row.embedding), query, norm) });
