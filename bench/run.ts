@@ -1,6 +1,6 @@
 // Benchmarks of crewts's orchestration overhead, side by side with LangGraph.js and KaibanJS in the
 // same run. `npm run bench` (short, under 3 minutes) or `npm run bench -- --full`.
-// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,tracing,checkpoint,streaming  --no-build  --no-write
+// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,in-flight,tracing,checkpoint,streaming  --no-build  --no-write
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
@@ -16,6 +16,7 @@ import { concurrencyScenarios } from "./scenarios/concurrency.js";
 import { crewScenarios } from "./scenarios/crew.js";
 import { flowScenarios } from "./scenarios/flow.js";
 import { footprintScenarios } from "./scenarios/footprint.js";
+import { inFlightScenarios } from "./scenarios/inFlight.js";
 import { knowledgeScenarios } from "./scenarios/knowledge.js";
 import { memoryScenarios } from "./scenarios/memory.js";
 import { stabilityScenarios } from "./scenarios/stability.js";
@@ -54,6 +55,7 @@ const scenarios: { group: string; run: () => Promise<ScenarioReport> }[] = [
   { group: "stability", run: () => stabilityScenarios(config) },
   { group: "knowledge", run: () => knowledgeScenarios(config) },
   { group: "memory", run: () => memoryScenarios(config) },
+  { group: "in-flight", run: () => inFlightScenarios(config) },
   { group: "tracing", run: () => tracingScenarios(config) },
   { group: "checkpoint", run: () => checkpointScenarios(config) },
   // Last: a streaming kickoff turns on AsyncLocalStorage for the rest of the process.

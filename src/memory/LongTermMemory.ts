@@ -174,9 +174,15 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
     // Searching a memory that was never written creates no file.
     if (!(await this.db.canRead())) return [];
     const filter = metadataFilterSql("m.metadata", options.filter);
+    const columns = "m.id, m.task_description, m.agent_role, m.expected_output, m.quality, m.suggestions, m.metadata, m.created_at";
+    // Without a filter, FTS5 ranks alone and only the best rows are read: joining every match first reads
+    // each matching row (suggestions, metadata) before sorting, which costs more than the ranking.
     const sql =
-      "SELECT m.id, m.task_description, m.agent_role, m.expected_output, m.quality, m.suggestions, m.metadata, m.created_at, bm25(long_term_fts) AS rank " +
-      `FROM long_term_fts JOIN long_term_memories m ON m.rowid = long_term_fts.rowid WHERE long_term_fts MATCH ?${filter.sql} ORDER BY rank LIMIT ?`;
+      filter.sql === ""
+        ? `SELECT ${columns}, f.rank FROM (SELECT rowid, bm25(long_term_fts) AS rank FROM long_term_fts WHERE long_term_fts MATCH ? ORDER BY rank LIMIT ?) f ` +
+          "JOIN long_term_memories m ON m.rowid = f.rowid ORDER BY f.rank"
+        : `SELECT ${columns}, bm25(long_term_fts) AS rank FROM long_term_fts JOIN long_term_memories m ON m.rowid = long_term_fts.rowid ` +
+          `WHERE long_term_fts MATCH ?${filter.sql} ORDER BY rank LIMIT ?`;
     const plan = await this.queries.plan(query, options.limit);
     const rows = await rankWithPlan(plan, options.limit, (match) => this.db.use((prepare) => prepare(sql).all(match, ...filter.params, options.limit) as Row[]));
     // BM25 is unbounded (lower is better): relevance is relative to the best match, as in SQLiteSearchStore.

@@ -13,8 +13,11 @@ import {
   type StoredDocument,
   type UpsertReport,
 } from "./SearchStore.js";
+import { ftsStats, matchTerms, rankByBm25 } from "./bm25.js";
+import { filteredDocuments, type DocumentRow } from "./filterIndex.js";
 import { FtsQueryPlanner, ftsVocabTable, rankWithPlan } from "./ftsQueryTerms.js";
-import { CANDIDATES_PER_RESULT, rankedSearch } from "./ranking.js";
+import { rankedSearch } from "./ranking.js";
+import { VectorIndex } from "./VectorIndex.js";
 
 /** File of the default search store in the storage directory. */
 export const SEARCH_STORE_DB_FILE = "knowledge.db";
@@ -49,7 +52,6 @@ const SETUP = [
 
 const FIND_SQL = "SELECT rowid, content_hash AS hash, metadata FROM documents WHERE collection = ? AND id = ?";
 const VECTOR_TABLES_SQL = "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vectors_%'";
-const MIN_VECTOR_CANDIDATES = 100;
 // Keyword matches ranked by FTS5 alone per result wanted, before documents are read and filtered.
 const KEYWORD_OVERFETCH = 4;
 
@@ -62,14 +64,18 @@ interface Row {
 
 /**
  * The embedded SearchStore on libsql: FTS5 keyword search always, vector search (F32_BLOB column and
- * a libsql vector index, cosine) with an embedder, both fused by reciprocal rank in hybrid mode.
+ * exact cosine search through VectorIndex) with an embedder, both fused by reciprocal rank in hybrid mode.
  */
 export class SQLiteSearchStore implements SearchStore {
   readonly collection: string;
   private readonly db: SQLiteDatabase;
   private readonly embedder: Embedder | undefined;
   private readonly vectorTables = new Set<number>();
+  // In-memory vector indexes of this collection and embedder, by dimensions (see VectorIndex).
+  private readonly vectorIndexes = new Map<number, VectorIndex>();
   private readonly queries: FtsQueryPlanner;
+  // Metadata keys with an expression index on this file (filterIndex.ts).
+  private readonly filterIndexes = new Set<string>();
 
   constructor(options: SQLiteSearchStoreOptions = {}) {
     this.collection = options.collection ?? "knowledge";
@@ -94,6 +100,7 @@ export class SQLiteSearchStore implements SearchStore {
     const dims = vectors?.values().next().value?.length;
     if (dims !== undefined) await this.ensureVectorTable(dims);
 
+    const written: { rowid: number; vector: number[] }[] = [];
     await this.db.transaction((prepare) => {
       const find = prepare(FIND_SQL);
       const insert = prepare("INSERT INTO documents (collection, id, content, metadata, content_hash) VALUES (?, ?, ?, ?, ?)");
@@ -118,9 +125,12 @@ export class SQLiteSearchStore implements SearchStore {
           if (existing) deleteVectors(prepare, [rowid]);
           // A little-endian float32 blob is F32_BLOB's own format: no JSON to print and parse.
           prepare(`INSERT INTO vectors_${dims} (rowid, embedder, embedding) VALUES (?, ?, ?)`).run(rowid, this.embedderId(), float32Blob(vector));
+          written.push({ rowid, vector });
         }
       }
     });
+    const index = dims === undefined ? undefined : this.vectorIndexes.get(dims);
+    if (index?.mark !== undefined) for (const { rowid, vector } of written) index.put(rowid, vector);
     this.queries.changed(pending.filter((item) => item.contentChanged && item.rowid !== undefined).length);
     return report;
   }
@@ -155,7 +165,7 @@ export class SQLiteSearchStore implements SearchStore {
     // Searching a store that was never written creates no file.
     if (!(await this.db.canRead())) return [];
     return rankedSearch(options, this.embedder !== undefined, {
-      keyword: (pool) => this.keywordSearch(query, pool, filter),
+      keyword: (pool) => this.keywordSearch(query, pool, filter, options.filter),
       vector: (pool) => this.vectorSearch(query, pool, filter, options.signal),
     });
   }
@@ -202,6 +212,8 @@ export class SQLiteSearchStore implements SearchStore {
   /** Releases this store's share of the file's connection; the next call opens it again. */
   async close(): Promise<void> {
     this.vectorTables.clear();
+    this.filterIndexes.clear();
+    this.vectorIndexes.clear();
     await this.db.close();
   }
 
@@ -209,13 +221,31 @@ export class SQLiteSearchStore implements SearchStore {
     return this.embedder?.id ?? "";
   }
 
-  private async keywordSearch(query: string, limit: number, filter: FilterSql): Promise<SearchResult[]> {
+  private async keywordSearch(query: string, limit: number, filter: FilterSql, filterValues: Record<string, MetadataValue> | undefined): Promise<SearchResult[]> {
     const plan = await this.queries.plan(query, limit);
     // A metadata filter usually keeps few documents (one run, one entity): ranking by FTS5 alone would mostly rank others.
-    const rows = await rankWithPlan(plan, limit, async (match) => (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter)));
+    const only = filter.sql === "" || !filterValues ? undefined : await this.db.use((prepare) => filteredDocuments(prepare, this.collection, filterValues, this.filterIndexes));
+    const rank = async (match: string) => {
+      if (only) return this.rankedAmong(match, limit, only);
+      return (filter.sql === "" ? await this.rankedByFts(match, limit, filter) : undefined) ?? (await this.rankedByJoin(match, limit, filter));
+    };
+    const rows = await rankWithPlan(plan, limit, rank);
     // BM25 is unbounded (SQLite negates it: lower is better): scores are relative to the best match.
     const best = rows[0]?.rank ?? -1;
     return rows.map((row) => this.toResult(row, best < 0 ? row.rank / best : 1));
+  }
+
+  /**
+   * The best `limit` matches among `rows` (the documents a filter kept), scored in process with
+   * FTS5's bm25() formula and the index's statistics: FTS5 cannot restrict a MATCH to given rowids, so it
+   * would rank every match of the whole index to keep a few.
+   */
+  private rankedAmong(match: string, limit: number, rows: DocumentRow[]): Promise<(Row & { rank: number })[]> {
+    if (rows.length === 0) return Promise.resolve([]);
+    return this.db.use((prepare) => {
+      const stats = ftsStats(prepare, "documents_fts");
+      return rankByBm25(rows, matchTerms(match), stats, (term) => this.queries.documentsWith(prepare, term)).slice(0, limit);
+    });
   }
 
   /**
@@ -251,18 +281,41 @@ export class SQLiteSearchStore implements SearchStore {
     const [vector] = await (this.embedder as Embedder).embed([query], signal ? { signal } : {});
     if (!vector) return [];
     const dims = vector.length;
-    const json = JSON.stringify(vector);
-    // The index returns the nearest k of every collection and embedder; fetch more, then filter.
-    const k = Math.max(limit * CANDIDATES_PER_RESULT, MIN_VECTOR_CANDIDATES);
-    const sql =
-      `SELECT d.rowid, d.id, d.content, d.metadata, vector_distance_cos(v.embedding, vector32(?)) AS distance ` +
-      `FROM vector_top_k('vectors_${dims}_idx', vector32(?), ?) t JOIN vectors_${dims} v ON v.rowid = t.id JOIN documents d ON d.rowid = v.rowid ` +
-      `WHERE d.collection = ? AND v.embedder = ?${filter.sql} ORDER BY distance LIMIT ?`;
+    const index = await this.vectorIndex(dims);
+    if (!index) return [];
     const rows = await this.db.use((prepare) => {
-      if (prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(`vectors_${dims}`) === undefined) return [];
-      return prepare(sql).all(json, json, k, this.collection, this.embedderId(), ...filter.params, limit) as (Row & { distance: number })[];
+      const lookup = prepare(`SELECT d.rowid, d.id, d.content, d.metadata FROM documents d WHERE d.rowid = ? AND d.collection = ?${filter.sql}`);
+      const found = new Map<number, Row>();
+      // A filter is checked on each candidate as the search goes, so filtered searches stay exact.
+      const hits = index.nearest(prepare, vector, limit, (rowid) => {
+        const row = lookup.get(rowid, this.collection, ...filter.params) as Row | undefined;
+        if (row) found.set(rowid, row);
+        return row !== undefined;
+      });
+      return hits.map((hit) => ({ row: found.get(hit.rowid) as Row, similarity: hit.similarity }));
     });
-    return rows.map((row) => this.toResult(row, Math.max(0, Math.min(1, 1 - row.distance))));
+    return rows.map(({ row, similarity }) => this.toResult(row, Math.max(0, Math.min(1, similarity))));
+  }
+
+  /**
+   * The in-memory index of vectors_<dims> for this collection and embedder, loaded on first use and
+   * again when another handle or process wrote to the file; undefined when the table does not exist.
+   */
+  private async vectorIndex(dims: number): Promise<VectorIndex | undefined> {
+    const mark = await this.db.changeMark();
+    return this.db.use((prepare) => {
+      if (prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(`vectors_${dims}`) === undefined) return undefined;
+      let index = this.vectorIndexes.get(dims);
+      if (!index) {
+        index = new VectorIndex(dims, `vectors_${dims}`);
+        this.vectorIndexes.set(dims, index);
+      }
+      if (index.mark !== mark) {
+        index.load(prepare, this.collection, this.embedderId());
+        index.mark = mark;
+      }
+      return index;
+    });
   }
 
   /** Vectors by content hash: cached ones read, the rest embedded (each distinct text once) and cached. */
@@ -298,9 +351,9 @@ export class SQLiteSearchStore implements SearchStore {
     if (this.vectorTables.has(dims)) return;
     await this.db.use((prepare) => {
       prepare(`CREATE TABLE IF NOT EXISTS vectors_${dims} (rowid INTEGER PRIMARY KEY, embedder TEXT NOT NULL, embedding F32_BLOB(${dims}) NOT NULL)`).run();
-      // Neighbour lists compressed to float8: inserts take about half the time and searches less, with
-      // the same recall (98% of the exact top 10 at 10,000 vectors of 384 dims; bench/scenarios/knowledge.ts).
-      prepare(`CREATE INDEX IF NOT EXISTS vectors_${dims}_idx ON vectors_${dims} (libsql_vector_idx(embedding, 'metric=cosine', 'compress_neighbors=float8'))`).run();
+      // Files of earlier versions have a libsql DiskANN index on the table: searches no longer use it
+      // (VectorIndex), and it made every insert cost ~7 ms.
+      prepare(`DROP INDEX IF EXISTS vectors_${dims}_idx`).run();
     });
     this.vectorTables.add(dims);
   }
@@ -309,7 +362,7 @@ export class SQLiteSearchStore implements SearchStore {
   private async removeRows(select: (prepare: Prepare) => number[]): Promise<void> {
     const removed = await this.db.transaction((prepare) => {
       const rowids = select(prepare);
-      if (rowids.length === 0) return 0;
+      if (rowids.length === 0) return rowids;
       deleteVectors(prepare, rowids);
       const ftsDelete = prepare("DELETE FROM documents_fts WHERE rowid = ?");
       const docDelete = prepare("DELETE FROM documents WHERE rowid = ?");
@@ -317,9 +370,10 @@ export class SQLiteSearchStore implements SearchStore {
         ftsDelete.run(rowid);
         docDelete.run(rowid);
       }
-      return rowids.length;
+      return rowids;
     });
-    this.queries.changed(removed);
+    for (const index of this.vectorIndexes.values()) for (const rowid of removed) index.remove(rowid);
+    this.queries.changed(removed.length);
   }
 
   private metadataOf(row: { id: string; metadata: string }): Record<string, MetadataValue> {

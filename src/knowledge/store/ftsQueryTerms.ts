@@ -1,4 +1,4 @@
-import type { SQLiteDatabase } from "../../storage/SQLiteDatabase.js";
+import type { Prepare, SQLiteDatabase } from "../../storage/SQLiteDatabase.js";
 import { ftsMatch, informativeTerms, queryTerms } from "./SearchStore.js";
 
 /** The tables behind one FTS5 index: the rowid table it indexes and an fts5vocab ('row') table over it. */
@@ -67,6 +67,16 @@ export class FtsQueryPlanner {
       const kept = informativeTerms(terms, total, wanted, documentsWith);
       return { full, pruned: kept.length < terms.length ? ftsMatch(kept) : undefined };
     });
+  }
+
+  /** Documents holding `term`, from the cache that plan() keeps current (run plan() first). */
+  documentsWith(prepare: Prepare, term: string): number {
+    let count = this.frequencies.get(term);
+    if (count === undefined) {
+      count = (prepare(`SELECT doc FROM ${this.tables.vocab} WHERE term = ?`).get(term) as { doc: number } | undefined)?.doc ?? 0;
+      this.frequencies.set(term, count);
+    }
+    return count;
   }
 
   /** Counts documents this store changed or deleted, once written (inserts show in max(rowid)). */

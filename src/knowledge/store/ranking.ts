@@ -24,8 +24,9 @@ export async function rankedSearch<T extends { id: string; score: number }>(opti
   }
   const pool = Math.max(limit * CANDIDATES_PER_RESULT, limit);
   let ranked: T[];
-  if (mode === "keyword") ranked = await rankings.keyword(pool);
-  else if (mode === "vector") ranked = await rankings.vector(pool);
+  // One ranking alone needs no extra candidates: its best `limit` are the answer (fusion needs the pool).
+  if (mode === "keyword") ranked = await rankings.keyword(limit);
+  else if (mode === "vector") ranked = await rankings.vector(limit);
   else {
     const keyword = await rankings.keyword(pool);
     const vector = await rankings.vector(pool);

@@ -1,0 +1,116 @@
+// Many runs in flight in one process: 10,000 kickoffs of a one-task crew started at once, each
+// waiting 1 s on its model (FakeLLM latencyMs). Measured in fresh `node --expose-gc` processes
+// (inFlightChild.ts): wall time against the ideal (one latency), event-loop delay while they run, and
+// the heap each run in flight holds (heap used after a forced GC with every run waiting on its model).
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { BenchConfig } from "../lib/config.js";
+import { markdownTable } from "../lib/markdown.js";
+import type { ResultRow, ScenarioReport } from "../lib/report.js";
+import { formatMs, quantile } from "../lib/stats.js";
+
+const GROUP = "in-flight";
+const RUNS = 10_000;
+const LATENCY_MS = 1000;
+const GOALS = { wallRatio: 1.1, heapPerRunKB: 20, delayP99Ms: 50 };
+
+interface TimeResult {
+  outputs: number;
+  calls: number;
+  ms: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+}
+interface HeapResult {
+  outputs: number;
+  calls: number;
+  gc: boolean;
+  before: number;
+  peak: number;
+  after: number;
+}
+
+function child<T>(config: BenchConfig, mode: "time" | "heap"): T {
+  const tsx = createRequire(import.meta.url).resolve("tsx");
+  const script = join(config.root, "bench", "scenarios", "inFlightChild.ts");
+  const out = spawnSync(process.execPath, ["--expose-gc", "--import", tsx, script, mode, String(RUNS), String(LATENCY_MS)], {
+    cwd: config.root,
+    encoding: "utf8",
+    env: { ...process.env, NODE_OPTIONS: "" },
+    maxBuffer: 16 * 2 ** 20,
+  });
+  if (out.status !== 0) throw new Error(`in-flight child (${mode}) exited ${out.status}: ${out.stderr.trim().split("\n").slice(-5).join(" ")}`);
+  const result = JSON.parse(out.stdout.trim().split("\n").at(-1) ?? "{}") as T & { outputs: number; calls: number };
+  if (result.outputs !== RUNS || result.calls !== RUNS) throw new Error(`in-flight child (${mode}): ${result.outputs} outputs and ${result.calls} LLM calls, expected ${RUNS} each`);
+  return result;
+}
+
+/** Runs the in-flight scenario. */
+export async function inFlightScenarios(config: BenchConfig): Promise<ScenarioReport> {
+  const rounds = config.full ? 3 : 1;
+  const times: TimeResult[] = [];
+  const heaps: HeapResult[] = [];
+  for (let i = 0; i < rounds; i++) {
+    times.push(child<TimeResult>(config, "time"));
+    heaps.push(child<HeapResult>(config, "heap"));
+  }
+  const wall = quantile(times.map((t) => t.ms), 0.5);
+  const delay = quantile(times.map((t) => t.delayP99Ms), 0.5);
+  const perRunKB = quantile(heaps.map((h) => (h.peak - h.before) / RUNS / 1024), 0.5);
+  const n = RUNS.toLocaleString("en-US");
+  const scenario = `${n} kickoffs in flight at once (one-task crew, ${LATENCY_MS} ms LLM latency)`;
+  const rows: ResultRow[] = [
+    {
+      group: GROUP,
+      scenario: `${scenario}: wall time`,
+      unit: "ms",
+      crewts: formatMs(wall),
+      against: "ideal",
+      other: formatMs(LATENCY_MS),
+      ratio: wall / LATENCY_MS,
+      goal: "within 10% of ideal",
+      met: wall / LATENCY_MS <= GOALS.wallRatio,
+    },
+    {
+      group: GROUP,
+      scenario: `${scenario}: heap per run in flight`,
+      unit: "KB",
+      crewts: `${perRunKB.toFixed(1)} KB`,
+      against: "limit",
+      other: `${GOALS.heapPerRunKB} KB`,
+      ratio: perRunKB / GOALS.heapPerRunKB,
+      goal: `≤ ${GOALS.heapPerRunKB} KB`,
+      met: heaps.every((h) => h.gc) && perRunKB <= GOALS.heapPerRunKB,
+    },
+    {
+      group: GROUP,
+      scenario: `${scenario}: event-loop delay p99`,
+      unit: "ms",
+      crewts: formatMs(delay),
+      against: "limit",
+      other: formatMs(GOALS.delayP99Ms),
+      ratio: delay / GOALS.delayP99Ms,
+      goal: `p99 < ${GOALS.delayP99Ms} ms`,
+      met: delay < GOALS.delayP99Ms,
+    },
+  ];
+  const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+  return {
+    group: GROUP,
+    rows,
+    details: [
+      `One crew (one agent, one task, InMemoryTaskOutputStore) gets ${n} \`kickoff()\` calls in one synchronous loop, after 200 warm-up kickoffs, ` +
+        `in a fresh \`node --expose-gc\` process; the model answers after ${LATENCY_MS} ms. Each round runs two processes: one times the batch ` +
+        "and records the event-loop delay (perf_hooks.monitorEventLoopDelay, 10 ms resolution); the other reads heap used after a forced GC " +
+        `before the batch and again when the ${n}th model call has started (every run in flight). ${rounds} round(s); medians in the table above.`,
+      markdownTable(
+        ["round", "wall time", "event-loop delay p99 / max", "heap before", "heap with all in flight", "per run", "heap after"],
+        times.map((t, i) => {
+          const h = heaps[i] as HeapResult;
+          return [String(i + 1), formatMs(t.ms), `${formatMs(t.delayP99Ms)} / ${formatMs(t.delayMaxMs)}`, mb(h.before), mb(h.peak), `${((h.peak - h.before) / RUNS / 1024).toFixed(1)} KB`, mb(h.after)];
+        }),
+      ),
+    ],
+  };
+}

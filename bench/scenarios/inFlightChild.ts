@@ -1,0 +1,57 @@
+// Run by inFlight.ts in its own process (node --expose-gc --import tsx): starts RUNS kickoffs of a
+// one-task crew at once, each waiting LATENCY ms on its model, and prints one JSON line:
+//   mode "time": wall time of the whole batch and the event-loop delay while it runs;
+//   mode "heap": heap used after a forced GC before the batch, and again once every run is waiting
+//   on its model (all RUNS in flight), so (peak - before) / RUNS is what one run in flight holds.
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import v8 from "node:v8";
+import { Agent, Crew, InMemoryTaskOutputStore, Task } from "../../src/index.js";
+import { FakeLLM } from "../../src/testing/index.js";
+
+const [mode = "time", runsArg = "10000", latencyArg = "1000"] = process.argv.slice(2);
+const RUNS = Number(runsArg);
+const LATENCY = Number(latencyArg);
+const gc = (globalThis as { gc?: () => void }).gc;
+
+let onAllInFlight: (() => void) | undefined;
+let calls = 0;
+const llm = new FakeLLM(
+  () => {
+    if (++calls === RUNS) setImmediate(() => onAllInFlight?.());
+    return "Thought: I have it\nFinal Answer: done";
+  },
+  { latencyMs: LATENCY, usage: { promptTokens: 10, completionTokens: 5 }, record: false },
+);
+const agent = new Agent({ role: "Writer", goal: "Write about {topic}", backstory: "Quick", llm });
+const task = new Task({ description: "Write about {topic}", expectedOutput: "a line", agent });
+const crew = new Crew({ agents: [agent], tasks: [task], taskOutputStore: new InMemoryTaskOutputStore() });
+
+// Warm-up: the code paths compiled and the crew's lazy parts loaded before anything is measured.
+await Promise.all(Array.from({ length: 200 }, (_, i) => crew.kickoff({ topic: `warm-up ${i}` })));
+calls = 0;
+
+const inputs = Array.from({ length: RUNS }, (_, i) => ({ topic: `topic ${i}` }));
+if (mode === "heap") {
+  gc?.();
+  gc?.();
+  const before = process.memoryUsage().heapUsed;
+  let peak = 0;
+  onAllInFlight = () => {
+    gc?.();
+    gc?.();
+    peak = process.memoryUsage().heapUsed;
+    if (process.env.IN_FLIGHT_SNAPSHOT) v8.writeHeapSnapshot(process.env.IN_FLIGHT_SNAPSHOT);
+  };
+  const outputs = await Promise.all(inputs.map((input) => crew.kickoff(input)));
+  gc?.();
+  const after = process.memoryUsage().heapUsed;
+  console.log(JSON.stringify({ mode, runs: RUNS, outputs: outputs.length, calls, gc: gc !== undefined, before, peak, after }));
+} else {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const t0 = performance.now();
+  const outputs = await Promise.all(inputs.map((input) => crew.kickoff(input)));
+  const ms = performance.now() - t0;
+  delay.disable();
+  console.log(JSON.stringify({ mode, runs: RUNS, outputs: outputs.length, calls, ms, delayP99Ms: delay.percentile(99) / 1e6, delayMaxMs: delay.max / 1e6 }));
+}
