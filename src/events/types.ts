@@ -40,6 +40,13 @@ export interface MemoryEventFields {
   sourceType: string;
 }
 
+/** Fields of every MCP event: the server's name, its transport and where it is. */
+export interface MCPEventFields {
+  serverName: string;
+  transport: "stdio" | "http" | "sse";
+  server: string;
+}
+
 /** A metadata value carried by memory events (as stored with memory items). */
 type MemoryMetadata = Record<string, string | number | boolean | null>;
 
@@ -110,6 +117,17 @@ export interface EventPayloads {
     durationMs: number;
   };
   method_execution_failed: EventSource & { flowName: string; flowId: string; methodName: string; error: string; durationMs: number };
+
+  /** An MCP server connection is opening; `server` is its command or its URL without the query. */
+  mcp_connection_started: EventSource & MCPEventFields;
+  mcp_connection_completed: EventSource & MCPEventFields & { durationMs: number; reconnect: boolean };
+  /** A server could not be reached; `error` says why (secrets removed). */
+  mcp_connection_failed: EventSource & MCPEventFields & { error: string; durationMs: number };
+  /** `toolName` is the tool's name on the server. */
+  mcp_tool_execution_started: EventSource & MCPEventFields & { toolName: string; toolArgs: unknown };
+  mcp_tool_execution_completed: EventSource & MCPEventFields & { toolName: string; toolArgs: unknown; output: string; durationMs: number };
+  /** The call failed, timed out, lost its connection, or the server answered with an error result. */
+  mcp_tool_execution_failed: EventSource & MCPEventFields & { toolName: string; toolArgs: unknown; error: string; durationMs: number };
 
   /** Sources of a knowledge base read and indexed (once per Knowledge; unchanged chunks are not rewritten). */
   knowledge_ingestion_completed: EventSource & { collectionName: string; sources: number; chunks: number; removedChunks: number; durationMs: number };
