@@ -3,6 +3,7 @@ import type { AgentStep } from "../agent/AgentExecutor.js";
 import type { RpmLimiter } from "../agent/RpmLimiter.js";
 import type { Knowledge } from "../knowledge/Knowledge.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
+import type { MCPSession } from "../mcp/MCPSession.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 
@@ -13,6 +14,7 @@ export interface KickoffResources {
   stepCallback?: (step: AgentStep) => void | Promise<void>;
   knowledge?: Knowledge;
   memory?: KickoffMemory;
+  mcp?: MCPSession;
 }
 
 /**
@@ -30,7 +32,8 @@ export class KickoffScope {
   enlist(agent: Agent): void {
     if (this.usageBefore.has(agent)) return;
     this.usageBefore.set(agent, { ...agent.usageMetrics });
-    const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
+    const { cache, rpmLimiter, stepCallback, knowledge, memory, mcp } = this.resources;
+    if (mcp) agent.crewMcp = mcp;
     if (cache) agent.toolsCache = cache;
     if (knowledge) agent.crewKnowledge = knowledge;
     if (memory) agent.crewMemory = memory;
@@ -64,12 +67,13 @@ export class KickoffScope {
 
   /** Takes the resources back from every enlisted agent (unless another crew has lent its own since). */
   release(): void {
-    const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
+    const { cache, rpmLimiter, stepCallback, knowledge, memory, mcp } = this.resources;
     // Fields are set to undefined, not deleted: deleting turns an agent into a slow dictionary-mode object.
     for (const agent of this.usageBefore.keys()) {
       if (knowledge && agent.crewKnowledge === knowledge) agent.crewKnowledge = undefined;
       if (memory && agent.crewMemory === memory) agent.crewMemory = undefined;
       if (cache && agent.toolsCache === cache) agent.toolsCache = undefined;
+      if (mcp && agent.crewMcp === mcp) agent.crewMcp = undefined;
       if (rpmLimiter && agent.crewRpmLimiter === rpmLimiter) agent.crewRpmLimiter = undefined;
       if (stepCallback && agent.crewStepCallback === stepCallback) agent.crewStepCallback = undefined;
     }
