@@ -120,7 +120,8 @@ export interface EventPayloads {
 
   /** An MCP server connection is opening; `server` is its command or its URL without the query. */
   mcp_connection_started: EventSource & MCPEventFields;
-  mcp_connection_completed: EventSource & MCPEventFields & { durationMs: number; reconnect: boolean };
+  /** `pid` is the process id of a stdio server (to watch it, or to be sure it ended). */
+  mcp_connection_completed: EventSource & MCPEventFields & { durationMs: number; reconnect: boolean; pid?: number };
   /** A server could not be reached; `error` says why (secrets removed). */
   mcp_connection_failed: EventSource & MCPEventFields & { error: string; durationMs: number };
   /** `toolName` is the tool's name on the server. */

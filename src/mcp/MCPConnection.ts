@@ -128,7 +128,10 @@ export class MCPConnection {
       this.transport = transport;
       this.dropped = false;
       this.everOpened = true;
-      this.emit("mcp_connection_completed", () => ({ ...source, ...this.fields, durationMs: performance.now() - started, reconnect }));
+      this.emit("mcp_connection_completed", () => {
+        const pid = this.pid;
+        return { ...source, ...this.fields, durationMs: performance.now() - started, reconnect, ...(pid !== undefined ? { pid } : {}) };
+      });
       return client;
     } catch (error) {
       // A half-open transport would leave a child process or socket behind.
