@@ -46,3 +46,24 @@ export {
   type TaskOutputStore,
 } from "./storage/index.js";
 export * from "./project/index.js";
+export {
+  MCPServerAdapter,
+  MCPConnectionError,
+  MCPConfigError,
+  MCPDependencyError,
+  MCPTool,
+  createStaticToolFilter,
+  createDynamicToolFilter,
+  clearMCPToolListCache,
+  type MCPServerAdapterOptions,
+  type MCPServerReference,
+  type MCPServerConfig,
+  type MCPStdioConfig,
+  type MCPHttpConfig,
+  type MCPCommonConfig,
+  type MCPToolFilter,
+  type MCPStaticToolFilter,
+  type MCPDynamicToolFilter,
+  type MCPToolFilterContext,
+  type MCPToolInfo,
+} from "./mcp/index.js";

@@ -97,8 +97,18 @@ const httpSchema = z
   .object({ transport: z.enum(["http", "sse"]), url: httpUrl, headers: stringRecord.optional(), ...common })
   .strict();
 
-/** Validates one `mcps` entry (used by Agent options and the YAML loader). */
-export const mcpServerReferenceSchema = z.union([httpUrl, z.discriminatedUnion("transport", [stdioSchema, httpSchema])]);
+/** Validates one `mcps` entry (used by Agent options and the YAML loader); each problem names its field. */
+export const mcpServerReferenceSchema = z.unknown().superRefine((value, ctx) => {
+  // Checked against the one shape the entry means, so errors name real fields instead of "Invalid input".
+  const transport = typeof value === "object" && value !== null ? (value as { transport?: unknown }).transport : undefined;
+  const schema = typeof value === "string" ? httpUrl : transport === "stdio" ? stdioSchema : transport === "http" || transport === "sse" ? httpSchema : undefined;
+  if (!schema) {
+    ctx.addIssue({ code: "custom", message: 'must be a URL string or an object with transport "stdio", "http" or "sse"' });
+    return;
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) for (const issue of result.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+}) as unknown as z.ZodType<MCPServerReference>;
 
 /** Validates a whole `mcps` list. */
 export const mcpsOption = z.array(mcpServerReferenceSchema);

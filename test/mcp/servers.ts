@@ -55,8 +55,8 @@ export async function startEverythingHttp(kind: "streamableHttp" | "sse"): Promi
       output += chunk.toString();
       if (/listening on port|running on port/i.test(output)) resolve();
     };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
     child.once("exit", (code) => reject(new Error(`server-everything ${kind} exited (${code}): ${output}`)));
   });
   const url = `http://127.0.0.1:${port}/${kind === "sse" ? "sse" : "mcp"}`;
