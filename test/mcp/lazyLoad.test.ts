@@ -15,7 +15,7 @@ describe("the MCP SDK is an optional dependency", () => {
       try { await crewts.MCPServerAdapter.connect({ transport: "stdio", command: "true" }); }
       catch (error) { console.log(error.name + ": " + error.message); }
     `;
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "--import", "./test/mcp/fixtures/blockMcpSdk.mjs", "--input-type=module", "-e", script], { cwd: root });
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "--import", "./test/mcp/fixtures/blockMcpSdk.ts", "--input-type=module", "-e", script], { cwd: root });
     expect(stdout).toContain("imported function");
     expect(stdout).toMatch(/MCPConnectionError: Could not connect to MCP server "true" \(true\): MCP SDK loaded: @modelcontextprotocol\/sdk/);
   });
