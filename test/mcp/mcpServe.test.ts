@@ -2,7 +2,8 @@ import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -106,5 +107,25 @@ describe("serveHttp", () => {
     expect(isLoopback("::1")).toBe(true);
     expect(isLoopback("0.0.0.0")).toBe(false);
     await expect(serveHttp([], { name: "x", version: "1" }, { port: 0, host: "0.0.0.0" })).rejects.toThrow(/CREWTS_SERVER_TOKEN/);
+  });
+});
+
+describe("crewts mcp serve --flow", () => {
+  it("serves a flow project's kickoff(inputs) as a tool", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "crewts-mcp-flow-"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "served_flow", type: "module", crewts: { entry: "main.ts", type: "flow" } }));
+    writeFileSync(join(dir, "main.ts"), `export async function kickoff(inputs: { topic?: string } = {}) { return { poem: "a poem about " + inputs.topic }; }\n`);
+    const transport = new StdioClientTransport({ command: process.execPath, args: serveCommand, cwd: dir, stderr: "pipe" });
+    transport.stderr?.on("data", () => undefined);
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["run_served_flow"]);
+      const result = await client.callTool({ name: "run_served_flow", arguments: { topic: "rivers" } });
+      expect(result.content).toEqual([{ type: "text", text: '{"poem":"a poem about rivers"}' }]);
+    } finally {
+      await client.close();
+    }
   });
 });
