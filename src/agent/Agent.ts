@@ -118,7 +118,7 @@ export class Agent {
     // A verbose agent shows its own run, unless a verbose crew already shows it.
     const release = this.verbose ? VerbosePrinter.acquire({ key: this.id, match: (s) => s.agentId === this.id, unlessCovered: { ...source, agentId: this.id } }) : undefined;
     // Outside a crew's kickoff the agent's MCP connections last for this one execution.
-    const ownMcp = this.crewMcp ? undefined : MCPSession.forAgents([this]);
+    const ownMcp = !this.crewMcp && this.options.mcps?.length ? new MCPSession() : undefined;
     try {
       return await this.runTask(task, context, tools, source, usage, ownMcp ?? this.crewMcp);
     } finally {

@@ -23,7 +23,6 @@ import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluatio
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
 import { runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
 import { KickoffScope } from "./KickoffScope.js";
-import { MCPSession } from "../mcp/MCPSession.js";
 import { RunMembers } from "./RunMembers.js";
 import { mapConcurrent } from "./mapConcurrent.js";
 import { applyPlans, planTasks } from "./planning.js";
@@ -287,9 +286,7 @@ export class Crew {
     const replaying = mode.replayTaskId !== undefined;
     const knowledge = this.crewKnowledge();
     const memory = startKickoffMemory(this.memories, this.options.memoryConfig);
-    const mcp = MCPSession.forAgents(members.participants());
     const scope = new KickoffScope({
-      ...(mcp ? { mcp } : {}),
       ...(memory ? { memory } : {}),
       ...(this.options.cache !== false ? { cache: new InMemoryToolCache() } : {}),
       ...(knowledge ? { knowledge } : {}),
@@ -341,8 +338,7 @@ export class Crew {
       throw error;
     } finally {
       scope.release();
-      // No MCP server process or socket outlives the kickoff, whether it succeeded or failed.
-      await mcp?.close();
+      await scope.closeConnections();
       // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
       if (memory) await flushMemories(memory);
       await releaseVerbose?.();

@@ -3,7 +3,7 @@ import type { AgentStep } from "../agent/AgentExecutor.js";
 import type { RpmLimiter } from "../agent/RpmLimiter.js";
 import type { Knowledge } from "../knowledge/Knowledge.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
-import type { MCPSession } from "../mcp/MCPSession.js";
+import { MCPSession } from "../mcp/MCPSession.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 
@@ -14,7 +14,6 @@ export interface KickoffResources {
   stepCallback?: (step: AgentStep) => void | Promise<void>;
   knowledge?: Knowledge;
   memory?: KickoffMemory;
-  mcp?: MCPSession;
 }
 
 /**
@@ -25,6 +24,8 @@ export interface KickoffResources {
  */
 export class KickoffScope {
   private readonly usageBefore = new Map<Agent, UsageMetrics>();
+  // The kickoff's MCP connections, made when the first agent with `mcps` is enlisted.
+  private mcp: MCPSession | undefined;
 
   constructor(private readonly resources: KickoffResources) {}
 
@@ -32,8 +33,8 @@ export class KickoffScope {
   enlist(agent: Agent): void {
     if (this.usageBefore.has(agent)) return;
     this.usageBefore.set(agent, { ...agent.usageMetrics });
-    const { cache, rpmLimiter, stepCallback, knowledge, memory, mcp } = this.resources;
-    if (mcp) agent.crewMcp = mcp;
+    const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
+    if (agent.options.mcps?.length) agent.crewMcp = this.mcp ??= new MCPSession();
     if (cache) agent.toolsCache = cache;
     if (knowledge) agent.crewKnowledge = knowledge;
     if (memory) agent.crewMemory = memory;
@@ -65,9 +66,15 @@ export class KickoffScope {
     return total;
   }
 
+  /** Closes the kickoff's MCP connections (stdio servers stopped, sockets closed), however the kickoff ended. Never throws. */
+  async closeConnections(): Promise<void> {
+    await this.mcp?.close();
+  }
+
   /** Takes the resources back from every enlisted agent (unless another crew has lent its own since). */
   release(): void {
-    const { cache, rpmLimiter, stepCallback, knowledge, memory, mcp } = this.resources;
+    const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
+    const mcp = this.mcp;
     // Fields are set to undefined, not deleted: deleting turns an agent into a slow dictionary-mode object.
     for (const agent of this.usageBefore.keys()) {
       if (knowledge && agent.crewKnowledge === knowledge) agent.crewKnowledge = undefined;

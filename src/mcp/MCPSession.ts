@@ -31,11 +31,6 @@ export class MCPSession {
   private readonly warned = new Set<string>();
   private closed = false;
 
-  /** A session when any of `agents` has `mcps`, else undefined (nothing is allocated for crews without MCP). */
-  static forAgents(agents: readonly { options: { mcps?: readonly MCPServerReference[] | undefined } }[]): MCPSession | undefined {
-    return agents.some((agent) => (agent.options.mcps?.length ?? 0) > 0) ? new MCPSession() : undefined;
-  }
-
   /** The connections opened so far (their pids show which server processes run). */
   get openConnections(): MCPConnection[] {
     return [...this.connections.values()];
