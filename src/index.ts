@@ -75,3 +75,24 @@ export * from "./hooks/index.js";
 
 // Durable runs: checkpoints, resume and fork.
 export * from "./runtime/checkpoint/index.js";
+export {
+  MCPServerAdapter,
+  MCPConnectionError,
+  MCPConfigError,
+  MCPDependencyError,
+  MCPTool,
+  createStaticToolFilter,
+  createDynamicToolFilter,
+  clearMCPToolListCache,
+  type MCPServerAdapterOptions,
+  type MCPServerReference,
+  type MCPServerConfig,
+  type MCPStdioConfig,
+  type MCPHttpConfig,
+  type MCPCommonConfig,
+  type MCPToolFilter,
+  type MCPStaticToolFilter,
+  type MCPDynamicToolFilter,
+  type MCPToolFilterContext,
+  type MCPToolInfo,
+} from "./mcp/index.js";

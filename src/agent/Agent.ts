@@ -8,6 +8,7 @@ import { Knowledge } from "../knowledge/Knowledge.js";
 import { LLMError } from "../llm/errors.js";
 import { hideSecrets } from "../llm/hideSecrets.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
+import { MCPSession } from "../mcp/MCPSession.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM, CallSource, ChatMessage } from "../llm/types.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
@@ -69,6 +70,8 @@ export class Agent {
   crewMemory?: KickoffMemory | undefined;
   /** Set by a crew for one kickoff: the crew's embedder, used for the agent's knowledge when it has none of its own. */
   crewEmbedder?: Embedder;
+  /** Set by a crew for one kickoff: the MCP connections its agents share (closed when the kickoff ends). */
+  crewMcp?: MCPSession | undefined;
   /** The agent's own knowledge (from knowledgeSources), created on first use and shared with its copies. */
   knowledge?: Knowledge;
   /** Set by training: guidance added to the system prompt. */
@@ -124,19 +127,23 @@ export class Agent {
   async executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}, usage?: UsageMetrics): Promise<ExecutorResult> {
     // A verbose agent shows its own run, unless a verbose crew already shows it.
     const release = this.verbose ? VerbosePrinter.acquire({ key: this.id, match: (s) => s.agentId === this.id, unlessCovered: { ...source, agentId: this.id } }) : undefined;
+    // Outside a crew's kickoff the agent's MCP connections last for this one execution.
+    const ownMcp = !this.crewMcp && this.options.mcps?.length ? new MCPSession() : undefined;
     try {
-      return await this.runTask(task, context, tools, source, usage);
+      return await this.runTask(task, context, tools, source, usage, ownMcp ?? this.crewMcp);
     } finally {
+      await ownMcp?.close();
       await release?.();
     }
   }
 
-  private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics): Promise<ExecutorResult> {
+  private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics, mcp?: MCPSession): Promise<ExecutorResult> {
     const count = (spent: UsageMetrics): void => {
       addToUsageMetrics(this.usageMetrics, spent);
       if (callUsage) addToUsageMetrics(callUsage, spent);
     };
-    const activeTools = tools ?? this.tools;
+    // As CrewAI: the tools of the agent's MCP servers come on top of the task's (or the agent's) tools.
+    const activeTools = mcp && this.options.mcps ? [...(tools ?? this.tools), ...(await mcp.toolsFor(this.options.mcps, this, tools ?? this.tools))] : (tools ?? this.tools);
     const fullSource: CallSource = { agentId: this.id, agentRole: this.role, ...source };
     if (task.id !== undefined) fullSource.taskId = task.id;
     if (task.name !== undefined) fullSource.taskName = task.name;

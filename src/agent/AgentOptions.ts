@@ -3,6 +3,7 @@ import { embedderSpecSchema, type EmbedderSpec } from "../knowledge/embedders/re
 import { knowledgeConfigSchema, knowledgeSourcesSchema, type KnowledgeConfig } from "../knowledge/Knowledge.js";
 import type { BaseKnowledgeSource } from "../knowledge/sources/BaseKnowledgeSource.js";
 import type { BaseLLM } from "../llm/types.js";
+import { mcpsOption, type MCPServerReference } from "../mcp/config.js";
 import { BaseTool } from "../tools/BaseTool.js";
 import type { AgentStep } from "./AgentExecutor.js";
 
@@ -16,6 +17,8 @@ export interface AgentOptions {
   /** The model that drives tool calls when the agent has tools (default: `llm`). */
   functionCallingLLM?: string | BaseLLM;
   tools?: BaseTool[];
+  /** MCP servers whose tools the agent gets: URL strings (streamable HTTP; `#tool` keeps one tool) or config objects. */
+  mcps?: MCPServerReference[];
   /** Most loop iterations before the agent must answer (default 25). */
   maxIter?: number;
   /** Most LLM requests per minute. */
@@ -84,6 +87,7 @@ export const agentOptionsSchema = z
     llm: llmOption.optional(),
     functionCallingLLM: llmOption.optional(),
     tools: z.array(z.instanceof(BaseTool, { message: "each tool must be made with tool({...}) or extend BaseTool" })).optional(),
+    mcps: mcpsOption.optional(),
     maxIter: positiveInt.optional(),
     maxRpm: positiveInt.optional(),
     maxExecutionTime: z.number().positive().optional(),

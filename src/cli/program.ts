@@ -178,6 +178,18 @@ export function createProgram(ctx: CliContext, output: ProgramOutput = {}): { pr
     .description("print the crewts version")
     .action(() => void (output.writeOut ?? ((text: string) => process.stdout.write(text)))(`crewts ${ctx.pkg.version}\n`));
 
+  const mcp = program.command("mcp").description("Model Context Protocol: serve the project's crew or flow as MCP tools");
+  mcp
+    .command("serve")
+    .description("serve the project's crew (createCrew() in src/main.ts; its inputs are the tool's arguments) or flow as an MCP tool")
+    .option("--crew", "serve the crew (default for crew projects)")
+    .option("--flow", "serve the flow (default for flow projects)")
+    .option("--transport <transport>", "stdio, or http (streamable HTTP at /mcp)", "stdio")
+    .option("--port <port>", "port for --transport http (0: any free port)", "8000")
+    .option("--host <host>", "address for --transport http; other than loopback needs a token", "127.0.0.1")
+    .option("--token <token>", "bearer token HTTP clients must send (default: CREWTS_SERVER_TOKEN)")
+    .action(lazy(async () => (await import("./commands/mcpServe.js")).mcpServe.bind(null, ctx)));
+
   // The project's process: `node --import tsx <this cli> __project <action> <entry> [args...]` (see runInProject).
   program
     .command("__project", { hidden: true })

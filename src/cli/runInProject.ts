@@ -8,7 +8,7 @@ import { CliError } from "./CliError.js";
 import { findProject, type CrewtsProject } from "./findProject.js";
 
 /** What the project runner (the hidden `crewts __project` command) can do in a project's process. */
-export type ProjectAction = "run" | "kickoff" | "plot" | "replay" | "train" | "test" | "chat" | "reset-external" | "resume";
+export type ProjectAction = "run" | "kickoff" | "plot" | "replay" | "train" | "test" | "chat" | "reset-external" | "resume" | "mcp-serve";
 
 /** The name of the hidden command the child process runs. */
 export const PROJECT_RUNNER_COMMAND = "__project";

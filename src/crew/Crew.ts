@@ -373,6 +373,7 @@ export class Crew {
       throw error;
     } finally {
       scope.release();
+      await scope.closeConnections();
       // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
       if (memory) await flushMemories(memory);
       await releaseVerbose?.();

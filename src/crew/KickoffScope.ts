@@ -3,6 +3,7 @@ import type { AgentStep } from "../agent/AgentExecutor.js";
 import type { RpmLimiter } from "../agent/RpmLimiter.js";
 import type { Knowledge } from "../knowledge/Knowledge.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
+import { MCPSession } from "../mcp/MCPSession.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 
@@ -23,6 +24,8 @@ export interface KickoffResources {
  */
 export class KickoffScope {
   private readonly usageBefore = new Map<Agent, UsageMetrics>();
+  // The kickoff's MCP connections, made when the first agent with `mcps` is enlisted.
+  private mcp: MCPSession | undefined;
 
   constructor(private readonly resources: KickoffResources) {}
 
@@ -31,6 +34,7 @@ export class KickoffScope {
     if (this.usageBefore.has(agent)) return;
     this.usageBefore.set(agent, { ...agent.usageMetrics });
     const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
+    if (agent.options.mcps?.length) agent.crewMcp = this.mcp ??= new MCPSession();
     if (cache) agent.toolsCache = cache;
     if (knowledge) agent.crewKnowledge = knowledge;
     if (memory) agent.crewMemory = memory;
@@ -62,14 +66,21 @@ export class KickoffScope {
     return total;
   }
 
+  /** Closes the kickoff's MCP connections (stdio servers stopped, sockets closed), however the kickoff ended. Never throws. */
+  async closeConnections(): Promise<void> {
+    await this.mcp?.close();
+  }
+
   /** Takes the resources back from every enlisted agent (unless another crew has lent its own since). */
   release(): void {
     const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
+    const mcp = this.mcp;
     // Fields are set to undefined, not deleted: deleting turns an agent into a slow dictionary-mode object.
     for (const agent of this.usageBefore.keys()) {
       if (knowledge && agent.crewKnowledge === knowledge) agent.crewKnowledge = undefined;
       if (memory && agent.crewMemory === memory) agent.crewMemory = undefined;
       if (cache && agent.toolsCache === cache) agent.toolsCache = undefined;
+      if (mcp && agent.crewMcp === mcp) agent.crewMcp = undefined;
       if (rpmLimiter && agent.crewRpmLimiter === rpmLimiter) agent.crewRpmLimiter = undefined;
       if (stepCallback && agent.crewStepCallback === stepCallback) agent.crewStepCallback = undefined;
     }

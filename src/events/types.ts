@@ -42,6 +42,13 @@ export interface MemoryEventFields {
   sourceType: string;
 }
 
+/** Fields of every MCP event: the server's name, its transport and where it is. */
+export interface MCPEventFields {
+  serverName: string;
+  transport: "stdio" | "http" | "sse";
+  server: string;
+}
+
 /** A metadata value carried by memory events (as stored with memory items). */
 type MemoryMetadata = Record<string, string | number | boolean | null>;
 
@@ -122,6 +129,17 @@ export interface EventPayloads {
   checkpoint_written: EventSource & { checkpointId: string; lineage: string; branch: string; kind: string; name: string; event: string };
   /** An automatic checkpoint write failed; the run goes on. */
   checkpoint_failed: EventSource & { kind: string; name: string; event: string; lineage: string; error: string };
+  /** An MCP server connection is opening; `server` is its command or its URL without the query. */
+  mcp_connection_started: EventSource & MCPEventFields;
+  /** `pid` is the process id of a stdio server (to watch it, or to be sure it ended). */
+  mcp_connection_completed: EventSource & MCPEventFields & { durationMs: number; reconnect: boolean; pid?: number };
+  /** A server could not be reached; `error` says why (secrets removed). */
+  mcp_connection_failed: EventSource & MCPEventFields & { error: string; durationMs: number };
+  /** `toolName` is the tool's name on the server. */
+  mcp_tool_execution_started: EventSource & MCPEventFields & { toolName: string; toolArgs: unknown };
+  mcp_tool_execution_completed: EventSource & MCPEventFields & { toolName: string; toolArgs: unknown; output: string; durationMs: number };
+  /** The call failed, timed out, lost its connection, or the server answered with an error result. */
+  mcp_tool_execution_failed: EventSource & MCPEventFields & { toolName: string; toolArgs: unknown; error: string; durationMs: number };
 
   /** Sources of a knowledge base read and indexed (once per Knowledge; unchanged chunks are not rewritten). */
   knowledge_ingestion_completed: EventSource & { collectionName: string; sources: number; chunks: number; removedChunks: number; durationMs: number };

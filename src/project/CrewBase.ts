@@ -7,6 +7,7 @@ import type { TaskOptions } from "../task/TaskOptions.js";
 import type { BaseTool } from "../tools/BaseTool.js";
 import { keySpec, namesOf } from "./configKeys.js";
 import { checkConfigs, type ProjectRegistry } from "./checkConfigs.js";
+import { mcpsFromYaml } from "./yamlMcps.js";
 import { ProjectConfigError } from "./ProjectConfigError.js";
 import { projectMethodsOf, type ProjectMethodSpec } from "./projectMethods.js";
 import { loadConfig, type ConfigEntry, type ConfigFile, type ConfigKind, type ConfigSource } from "./yamlConfig.js";
@@ -200,6 +201,11 @@ export abstract class CrewBase {
         case "schemaRef":
           options[spec.option] = this.schemas[String(value).trim()];
           break;
+        case "mcpServers": {
+          const result = mcpsFromYaml(value);
+          if ("mcps" in result) options[spec.option] = result.mcps;
+          break;
+        }
         default:
           options[spec.option] = value;
       }

@@ -1,4 +1,5 @@
 import type { ConfigKind } from "./yamlConfig.js";
+import { mcpsFromYaml } from "./yamlMcps.js";
 
 /**
  * What a YAML value must be. `ref` values name other things (agents, tasks, tools, models, schemas)
@@ -14,7 +15,8 @@ export type ValueKind =
   | "agentRef"
   | "taskRefs"
   | "toolRefs"
-  | "schemaRef";
+  | "schemaRef"
+  | "mcpServers";
 
 /** One key a YAML entry may have: the option it fills and what its value must be. */
 export interface KeySpec {
@@ -30,6 +32,7 @@ const AGENT_KEYS: Record<string, KeySpec> = {
   llm: { option: "llm", kind: "model" },
   function_calling_llm: { option: "functionCallingLLM", kind: "model" },
   tools: { option: "tools", kind: "toolRefs" },
+  mcps: { option: "mcps", kind: "mcpServers" },
   allow_delegation: { option: "allowDelegation", kind: "boolean" },
   verbose: { option: "verbose", kind: "boolean" },
   max_iter: { option: "maxIter", kind: "positiveInteger" },
@@ -125,6 +128,10 @@ export function valueProblem(kind: ValueKind, value: unknown): string | undefine
     case "taskRefs":
     case "toolRefs":
       return namesOf(value) ? undefined : `must be a list of names, e.g. [first, second], got ${describe(value)}`;
+    case "mcpServers": {
+      const result = mcpsFromYaml(value);
+      return "problem" in result ? result.problem : undefined;
+    }
   }
 }
 

@@ -42,6 +42,11 @@ export async function runProjectAction(action: ProjectAction, entry: string, arg
       const { resetExternalMemory } = await import("./projectCrew.js");
       return resetExternalMemory(mod, file, args[0] === "quiet");
     }
+    case "mcp-serve": {
+      const { mcpServe } = await import("./mcpServe.js");
+      const [kind, transport, port, host, name] = args;
+      return mcpServe(mod, file, { kind: kind === "flow" ? "flow" : "crew", transport: transport === "http" ? "http" : "stdio", port: Number(port), host: host ?? "127.0.0.1" }, name ?? "crewts");
+    }
     case "chat": {
       const { chat } = await import("./chatSession.js");
       return chat(mod, file);
