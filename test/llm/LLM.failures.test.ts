@@ -77,9 +77,9 @@ describe.each(PROVIDER_SETUPS)("LLM failures over $provider", (setup) => {
 
     it("gives up on a server that never answers in time", async () => {
       const server = await startServer({ responses: ["x"], faults: { 0: { delayMs: 2000 }, 1: { delayMs: 2000 } } });
-      const error = await failure(() => setup.create(server, { stream, timeoutMs: 80, maxRetries: 1 }).call(hello));
+      const error = await failure(() => setup.create(server, { stream, timeoutMs: 300, maxRetries: 1 }).call(hello));
       expect(error).toBeInstanceOf(LLMTimeoutError);
-      expect(error.message).toContain("80 ms");
+      expect(error.message).toContain("300 ms");
       expect(error.message).toContain("2 attempts");
       expect(server.requests).toHaveLength(2);
     });
