@@ -7,7 +7,7 @@ import { FlowStateError } from "./errors.js";
 import { FlowRun } from "./FlowRun.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
-import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
+import { defaultFlowPersistence } from "../stores/defaultStores.js";
 
 /** Options of a flow instance. */
 export interface FlowOptions {
@@ -33,7 +33,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   #running = 0;
   #lastRun: FlowRun | undefined;
   readonly #persistence: FlowPersistence | undefined;
-  #defaultPersistence: SQLiteFlowPersistence | undefined;
+  #defaultPersistence: FlowPersistence | undefined;
   readonly #definition: FlowDefinition;
 
   /** Checks the class's decorators (once per class), so a broken flow fails where it is built. */
@@ -81,7 +81,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       return result;
     } finally {
       // The default backend is ours: close it once no kickoff uses it, so a finished kickoff lets the process exit.
-      if (--this.#running === 0) await this.#defaultPersistence?.close();
+      if (--this.#running === 0) await this.#defaultPersistence?.close?.();
     }
   }
 
@@ -90,7 +90,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
    * close by themselves when idle). The flow stays usable: the next kickoff opens it again.
    */
   async close(): Promise<void> {
-    await this.#defaultPersistence?.close();
+    await this.#defaultPersistence?.close?.();
   }
 
   /** CrewAI's `kickoff_async`; the same as `kickoff`, which is already asynchronous. */
@@ -154,7 +154,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   #backendFor(target: PersistTarget): FlowPersistence {
     if (this.#persistence) return this.#persistence;
     if (target !== "default") return target;
-    return (this.#defaultPersistence ??= new SQLiteFlowPersistence());
+    return (this.#defaultPersistence ??= defaultFlowPersistence());
   }
 
   #runHost(instance: Flow<S>, state: () => Record<string, unknown>) {
