@@ -25,6 +25,7 @@ import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.
 import { prompts } from "./prompts.js";
 import { planBeforeActing } from "./reasoning.js";
 import { RpmLimiter } from "./RpmLimiter.js";
+import type { RequestLimiter } from "./requestLimiters.js";
 
 const warned = new Set<string>();
 
@@ -50,7 +51,7 @@ export class Agent {
   /** Set by a crew: its tool cache, shared by its agents for one kickoff. */
   toolsCache?: ToolCache | undefined;
   /** Set by a crew: its request limiter, shared by its agents. */
-  crewRpmLimiter?: RpmLimiter | undefined;
+  crewRpmLimiter?: RequestLimiter | undefined;
   /** Set by a crew for one kickoff: its step callback, used when the agent has none of its own. */
   crewStepCallback?: ((step: AgentStep) => void | Promise<void>) | undefined;
   /** Set by a crew for one kickoff: the crew's knowledge, searched after the agent's own. */
@@ -289,7 +290,7 @@ export class Agent {
     const runner = withTrustedConstruction(() => new ToolRunner(tools, { ...(this.cache && this.toolsCache ? { cache: this.toolsCache } : {}), source }));
     const controller = this.maxExecutionTime ? new AbortController() : undefined;
     const stepCallback = withObservationMemory(this.options.stepCallback ?? this.crewStepCallback, this.memoryForTask(), source);
-    const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RpmLimiter => l !== undefined);
+    const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RequestLimiter => l !== undefined);
     const executor = new AgentExecutor({
       llm: toolLLM,
       messages,
