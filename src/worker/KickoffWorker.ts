@@ -6,7 +6,7 @@ import { stepOf } from "../serve/runEvents.js";
 import type { RunController, RunEvent, RunStatus } from "../serve/types.js";
 import { WebhookNotifier } from "../serve/webhooks.js";
 import type { EventMessage, KickoffJobData } from "./QueueRuns.js";
-import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys } from "./redisQueue.js";
+import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
 import { RedisRpmLimiter } from "./RedisRpmLimiter.js";
 
 /** Options of startWorker. */
@@ -55,7 +55,7 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   const windowMs = options.rateLimitWindowMs ?? 60_000;
   setRequestLimiterFactory((crewName, requestsPerMinute) => new RedisRpmLimiter(client, keys.rateLimit(crewName), Math.max(1, Math.round((requestsPerMinute * windowMs) / 60_000)), windowMs));
 
-  const subscriber = client.duplicate();
+  const subscriber = await subscriberOf(client);
   subscriber.on("message", (_channel: string, id: string) => running.get(id)?.abort(new Error("The kickoff was cancelled.")));
   await subscriber.subscribe(keys.cancelChannel);
 

@@ -1,7 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { FINAL_STATES, type KickoffRequest, type RunBackend, type RunEvent, type RunStatus } from "../serve/types.js";
-import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys } from "./redisQueue.js";
+import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
 
 /** Options of QueueRuns.connect. */
 export interface QueueRunsOptions {
@@ -27,7 +27,7 @@ export type EventMessage = { i: number; event: RunEvent } | { end: RunStatus };
 export class QueueRuns implements RunBackend {
   private readonly keys;
   private readonly channels = new Map<string, Set<(message: EventMessage) => void>>();
-  private subscriber: Redis | undefined;
+  private subscriber: Promise<Redis> | undefined;
 
   private constructor(
     private readonly queue: Queue,
@@ -115,7 +115,7 @@ export class QueueRuns implements RunBackend {
       set?.delete(onMessage);
       if (set?.size === 0) {
         this.channels.delete(channel);
-        void this.subscriber?.unsubscribe(channel).catch(() => undefined);
+        void this.subscriber?.then((s) => s.unsubscribe(channel)).catch(() => undefined);
       }
     };
     await this.listen(channel, onMessage);
@@ -133,26 +133,25 @@ export class QueueRuns implements RunBackend {
   }
 
   async close(): Promise<void> {
-    await this.subscriber?.quit().catch(() => undefined);
+    await this.subscriber?.then((s) => s.quit()).catch(() => undefined);
     await this.queue.close();
     await this.client.quit().catch(() => undefined);
   }
 
   private async listen(channel: string, onMessage: (message: EventMessage) => void): Promise<void> {
-    if (!this.subscriber) {
-      const subscriber = (this.subscriber = this.client.duplicate());
+    this.subscriber ??= subscriberOf(this.client).then((subscriber) =>
       subscriber.on("message", (from: string, text: string) => {
         const set = this.channels.get(from);
         if (!set) return;
         const message = JSON.parse(text) as EventMessage;
         for (const handler of set) handler(message);
-      });
-    }
+      }),
+    );
+    const subscriber = await this.subscriber;
     let set = this.channels.get(channel);
-    if (!set) {
-      this.channels.set(channel, (set = new Set()));
-      await this.subscriber.subscribe(channel);
-    }
+    if (!set) this.channels.set(channel, (set = new Set()));
     set.add(onMessage);
+    // Subscribing again is harmless and makes sure the subscription is in place before the past is read.
+    await subscriber.subscribe(channel);
   }
 }

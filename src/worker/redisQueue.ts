@@ -52,7 +52,30 @@ export function redisOptions(url: string): RedisOptions {
 /** A new Redis connection to `url` (ioredis, an optional peer dependency loaded on first use). */
 export async function connectRedis(url: string): Promise<Redis> {
   const { Redis } = await loadOptionalPeer(() => import("ioredis"), "ioredis@^5", "crewts worker and serve with CREWTS_REDIS_URL");
-  return new Redis(redisOptions(url));
+  const redis = new Redis(redisOptions(url));
+  // ioredis reconnects by itself; say so once per outage instead of an unhandled-error dump per attempt.
+  let down = false;
+  redis.on("error", (error: Error) => {
+    if (!down) process.stderr.write(`crewts: Redis at ${redis.options.host}:${redis.options.port}: ${error.message} (retrying)\n`);
+    down = true;
+  });
+  redis.on("ready", () => (down = false));
+  return redis;
+}
+
+/**
+ * A connection for SUBSCRIBE, ready before it is used: ioredis's ready check (INFO) is not allowed once
+ * a connection subscribes, so it is skipped, and reconnects resubscribe by themselves.
+ */
+export async function subscriberOf(client: Redis): Promise<Redis> {
+  const subscriber = client.duplicate({ enableReadyCheck: false });
+  // Errors of a dropped connection are retried by ioredis; a listener keeps them from being printed as unhandled.
+  subscriber.on("error", () => {});
+  if (subscriber.status !== "ready") await new Promise<void>((resolve, reject) => {
+    subscriber.once("ready", resolve);
+    subscriber.once("end", () => reject(new Error("Could not connect to Redis for subscribing.")));
+  });
+  return subscriber;
 }
 
 /** Loads BullMQ (an optional peer dependency) on first use. */
