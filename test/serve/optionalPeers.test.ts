@@ -33,7 +33,8 @@ describe("optional peers of serve, worker and the Postgres stores", () => {
 
   it("fail with a MissingPeerDependencyError naming the npm command when absent", async () => {
     const { loadOptionalPeer, MissingPeerDependencyError } = await import("../../src/storage/optionalPeer.js");
-    const missing = loadOptionalPeer(() => import("crewts-no-such-package" as string), "crewts-no-such-package@^1", "Widgets");
+    const name = "crewts-no-such-package";
+    const missing = loadOptionalPeer(() => import(name), "crewts-no-such-package@^1", "Widgets");
     await expect(missing).rejects.toThrow(MissingPeerDependencyError);
     await expect(missing).rejects.toThrow("Widgets need the optional package crewts-no-such-package: run `npm install crewts-no-such-package@^1` in your project.");
   });
