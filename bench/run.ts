@@ -1,6 +1,6 @@
 // Benchmarks of crewts's orchestration overhead, side by side with LangGraph.js and KaibanJS in the
 // same run. `npm run bench` (short, under 3 minutes) or `npm run bench -- --full`.
-// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory  --no-build  --no-write
+// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,queue  --no-build  --no-write
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
@@ -17,6 +17,7 @@ import { flowScenarios } from "./scenarios/flow.js";
 import { footprintScenarios } from "./scenarios/footprint.js";
 import { knowledgeScenarios } from "./scenarios/knowledge.js";
 import { memoryScenarios } from "./scenarios/memory.js";
+import { queueScenarios } from "./scenarios/queue.js";
 import { stabilityScenarios } from "./scenarios/stability.js";
 import { startupScenarios } from "./scenarios/startup.js";
 
@@ -51,6 +52,7 @@ const scenarios: { group: string; run: () => Promise<ScenarioReport> }[] = [
   { group: "stability", run: () => stabilityScenarios(config) },
   { group: "knowledge", run: () => knowledgeScenarios(config) },
   { group: "memory", run: () => memoryScenarios(config) },
+  { group: "queue", run: () => queueScenarios(config) },
 ];
 
 const HEADERS = ["group", "scenario", "unit", "crewts", "vs", "other", "crewts/other", "goal", "met"];

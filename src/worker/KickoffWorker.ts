@@ -66,21 +66,25 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
 
   const processor = async (job: Job<KickoffJobData>): Promise<unknown> => {
     const id = job.id!;
-    if (await client.exists(keys.cancelled(id))) throw new UnrecoverableError("The kickoff was cancelled.");
+    const log = keys.eventLog(id);
+    const [cancelled, logged] = ((await client.pipeline().exists(keys.cancelled(id)).llen(log).exec()) ?? []).map(([, value]) => Number(value));
+    if (cancelled) throw new UnrecoverableError("The kickoff was cancelled.");
     const abort = new AbortController();
     running.set(id, abort);
     const { webhooks } = job.data;
     const notifier = WebhookNotifier.wanted(webhooks) ? new WebhookNotifier(id, webhooks) : undefined;
-    let relay: Promise<unknown> = Promise.resolve();
+    // Events are written without waiting: one connection keeps them in order, and the end message
+    // (published on it after the job completes) comes after them. A retry appends to the same log.
+    let next = logged ?? 0;
+    let written: Promise<unknown> = Promise.resolve();
     const onEvent = (event: RunEvent): void => {
       const step = stepOf(event);
-      // One write at a time per kickoff keeps the log in event order.
-      relay = relay.then(async () => {
-        const n = await client.rpush(keys.eventLog(id), JSON.stringify(event));
-        const message: EventMessage = { i: n - 1, event };
-        await client.publish(keys.eventChannel(id), JSON.stringify(message));
-        if (step) await job.updateProgress({ last_step: step });
-      }).catch(() => undefined);
+      const message: EventMessage = { i: next++, event };
+      written = Promise.all([
+        client.rpush(log, JSON.stringify(event)),
+        client.publish(keys.eventChannel(id), JSON.stringify(message)),
+        step ? job.updateProgress({ last_step: step }) : undefined,
+      ]).catch(() => undefined);
       notifier?.event(event);
     };
     if (job.attemptsMade > 0 || job.stalledCounter > 0) onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1 });
@@ -93,8 +97,7 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
       throw new Error(errorText(error), { cause: error });
     } finally {
       running.delete(id);
-      await relay;
-      await client.expire(keys.eventLog(id), KEEP_SECONDS);
+      void Promise.all([written, client.expire(log, KEEP_SECONDS)]).catch(() => undefined);
       if (notifier) notifierEnd.set(id, notifier);
     }
   };

@@ -1,7 +1,7 @@
-import type { Queue } from "bullmq";
+import type { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { FINAL_STATES, type KickoffRequest, type RunBackend, type RunEvent, type RunStatus } from "../serve/types.js";
-import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
+import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, redisOptions, subscriberOf } from "./redisQueue.js";
 
 /** Options of QueueRuns.connect. */
 export interface QueueRunsOptions {
@@ -33,17 +33,33 @@ export class QueueRuns implements RunBackend {
     private readonly queue: Queue,
     private readonly client: Redis,
     private readonly options: Required<QueueRunsOptions>,
+    // BullMQ's own record of finished jobs (written with the state change): a worker killed between
+    // completing a job and announcing its end must not leave /stream waiting.
+    private readonly queueEvents: QueueEvents,
   ) {
     this.keys = queueKeys(options.queue);
+    const recheck = ({ jobId }: { jobId: string }): void => {
+      const set = this.channels.get(this.keys.eventChannel(jobId));
+      if (!set) return;
+      void this.status(jobId).then((status) => {
+        if (!status || !FINAL_STATES.has(status.state)) return;
+        for (const handler of [...set]) handler({ end: status });
+      }).catch(() => undefined);
+    };
+    queueEvents.on("completed", recheck);
+    queueEvents.on("failed", recheck);
   }
 
   /** Connects to the queue at `url` (redis://...). */
   static async connect(url: string, options: QueueRunsOptions = {}): Promise<QueueRuns> {
-    const { Queue } = await loadBullMQ();
     const full = { queue: options.queue ?? DEFAULT_QUEUE, attempts: options.attempts ?? 3, backoffMs: options.backoffMs ?? 1000 };
+    const { Queue, QueueEvents } = await loadBullMQ();
     const client = await connectRedis(url);
     const queue = new Queue<KickoffJobData>(full.queue, { connection: client });
-    return new QueueRuns(queue as Queue, client, full);
+    const queueEvents = new QueueEvents(full.queue, { connection: redisOptions(url) });
+    queueEvents.on("error", () => {});
+    await queueEvents.waitUntilReady();
+    return new QueueRuns(queue as Queue, client, full, queueEvents);
   }
 
   async submit(id: string, request: KickoffRequest): Promise<void> {
@@ -90,7 +106,6 @@ export class QueueRuns implements RunBackend {
   }
 
   async subscribe(id: string, listener: (event: RunEvent) => void, end: (status: RunStatus) => void): Promise<(() => void) | undefined> {
-    if (!(await this.queue.getJob(id))) return undefined;
     let delivered = 0;
     let finished = false;
     let early: EventMessage[] | undefined = [];
@@ -119,21 +134,24 @@ export class QueueRuns implements RunBackend {
       }
     };
     await this.listen(channel, onMessage);
-    // Subscribed first, then the past read: nothing falls in between (live copies of logged events are skipped by index).
-    const past = await this.client.lrange(this.keys.eventLog(id), 0, -1);
+    // Subscribed first, then the past read: nothing falls in between (live copies of logged events are
+    // skipped by index). A status read after subscribing catches a kickoff that ended before.
+    const [past, status] = await Promise.all([this.client.lrange(this.keys.eventLog(id), 0, -1), this.status(id)]);
+    if (!status) {
+      off();
+      return undefined;
+    }
     for (const line of past) handle({ i: delivered, event: JSON.parse(line) as RunEvent });
     const queued = early;
     early = undefined;
     for (const message of queued) handle(message);
-    if (!finished) {
-      const status = await this.status(id);
-      if (status && FINAL_STATES.has(status.state)) handle({ end: status });
-    }
+    if (!finished && FINAL_STATES.has(status.state)) handle({ end: status });
     return off;
   }
 
   async close(): Promise<void> {
     await this.subscriber?.then((s) => s.quit()).catch(() => undefined);
+    await this.queueEvents.close();
     await this.queue.close();
     await this.client.quit().catch(() => undefined);
   }
