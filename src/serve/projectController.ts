@@ -33,7 +33,11 @@ export function crewController(factory: CrewFactory, bus: RunEventSource): RunCo
         } finally {
           await close?.();
         }
-      })()),
+      })().catch((error: unknown) => {
+        // A factory that failed (a missing key, a database down) is asked again next time.
+        names = undefined;
+        throw error;
+      })),
     async start(inputs: Record<string, unknown>, { signal, onEvent }: RunOptions): Promise<unknown> {
       signal.throwIfAborted();
       const { crew, close } = unpack(await factory());
