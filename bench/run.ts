@@ -1,6 +1,6 @@
 // Benchmarks of crewts's orchestration overhead, side by side with LangGraph.js and KaibanJS in the
 // same run. `npm run bench` (short, under 3 minutes) or `npm run bench -- --full`.
-// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,in-flight,tracing,checkpoint,streaming  --no-build  --no-write
+// Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,in-flight,queue,tracing,checkpoint,streaming  --no-build  --no-write
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
@@ -19,6 +19,7 @@ import { footprintScenarios } from "./scenarios/footprint.js";
 import { inFlightScenarios } from "./scenarios/inFlight.js";
 import { knowledgeScenarios } from "./scenarios/knowledge.js";
 import { memoryScenarios } from "./scenarios/memory.js";
+import { queueScenarios } from "./scenarios/queue.js";
 import { stabilityScenarios } from "./scenarios/stability.js";
 import { tracingScenarios } from "./scenarios/tracing.js";
 import { startupScenarios } from "./scenarios/startup.js";
@@ -55,6 +56,7 @@ const scenarios: { group: string; run: () => Promise<ScenarioReport> }[] = [
   { group: "stability", run: () => stabilityScenarios(config) },
   { group: "knowledge", run: () => knowledgeScenarios(config) },
   { group: "memory", run: () => memoryScenarios(config) },
+  { group: "queue", run: () => queueScenarios(config) },
   { group: "in-flight", run: () => inFlightScenarios(config) },
   { group: "tracing", run: () => tracingScenarios(config) },
   { group: "checkpoint", run: () => checkpointScenarios(config) },

@@ -96,3 +96,16 @@ export {
   type MCPToolFilterContext,
   type MCPToolInfo,
 } from "./mcp/index.js";
+
+// Serve and scale out: the HTTP API, queue workers and Postgres stores. Their heavy dependencies
+// (hono, @hono/node-server, bullmq, ioredis, pg) are optional peers loaded on first use.
+export { createServer, type CreateServerOptions, type CrewtsServer } from "./serve/createServer.js";
+export { crewController, flowController, type CrewFactory, type FlowFactory } from "./serve/projectController.js";
+export type { KickoffRequest, KickoffState, KickoffWebhooks, RunBackend, RunController, RunEvent, RunOptions, RunStatus } from "./serve/types.js";
+export { ServerConfigError } from "./serve/auth.js";
+export { startWorker, type KickoffWorker, type KickoffWorkerOptions } from "./worker/KickoffWorker.js";
+export { QueueRuns, type QueueRunsOptions } from "./worker/QueueRuns.js";
+export { PostgresFlowPersistence, type PostgresFlowPersistenceOptions } from "./stores/postgres/PostgresFlowPersistence.js";
+export { PostgresTaskOutputStore, type PostgresTaskOutputStoreOptions } from "./stores/postgres/PostgresTaskOutputStore.js";
+export { PostgresStoreError } from "./stores/postgres/PostgresDatabase.js";
+export { MissingPeerDependencyError } from "./storage/optionalPeer.js";

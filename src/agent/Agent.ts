@@ -31,6 +31,7 @@ import { runKickoff, streamKickoff } from "../runtime/kickoffRun.js";
 import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { currentRun, eitherSignal } from "../runtime/runContext.js";
 import type { StreamingOutput } from "../runtime/StreamingOutput.js";
+import type { RequestLimiter } from "./requestLimiters.js";
 
 const warned = new Set<string>();
 
@@ -61,7 +62,7 @@ export class Agent {
   /** Set by a crew: its tool cache, shared by its agents for one kickoff. */
   toolsCache?: ToolCache | undefined;
   /** Set by a crew: its request limiter, shared by its agents. */
-  crewRpmLimiter?: RpmLimiter | undefined;
+  crewRpmLimiter?: RequestLimiter | undefined;
   /** Set by a crew for one kickoff: its step callback, used when the agent has none of its own. */
   crewStepCallback?: ((step: AgentStep) => void | Promise<void>) | undefined;
   /** Set by a crew for one kickoff: the crew's knowledge, searched after the agent's own. */
@@ -325,7 +326,7 @@ export class Agent {
     const controller = this.maxExecutionTime ? new AbortController() : undefined;
     const signal = eitherSignal(controller?.signal, currentRun()?.signal);
     const stepCallback = withObservationMemory(this.options.stepCallback ?? this.crewStepCallback, this.memoryForTask(), source);
-    const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RpmLimiter => l !== undefined);
+    const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RequestLimiter => l !== undefined);
     const executor = new AgentExecutor({
       llm: toolLLM,
       messages,

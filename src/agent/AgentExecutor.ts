@@ -7,7 +7,7 @@ import { ContextWindowExceededError } from "./errors.js";
 import { callModel } from "./modelCall.js";
 import { FINAL_ANSWER_ACTION, OutputParserError, plainAnswer, readReply } from "./parser.js";
 import { prompts } from "./prompts.js";
-import type { RpmLimiter } from "./RpmLimiter.js";
+import type { RequestLimiter } from "./requestLimiters.js";
 import type { AgentLogStep } from "../events/types.js";
 
 /** One step of an agent, as passed to `stepCallback` (the payload of the agent_logs_execution event). */
@@ -25,7 +25,7 @@ export interface ExecutorConfig {
   respectContextWindow: boolean;
   source: CallSource;
   signal?: AbortSignal;
-  rpm?: RpmLimiter[];
+  rpm?: RequestLimiter[];
   stepCallback?: (step: AgentStep) => void | Promise<void>;
   stream?: boolean;
   onToken?: (delta: string) => void;

@@ -190,6 +190,23 @@ export function createProgram(ctx: CliContext, output: ProgramOutput = {}): { pr
     .option("--token <token>", "bearer token HTTP clients must send (default: CREWTS_SERVER_TOKEN)")
     .action(lazy(async () => (await import("./commands/mcpServe.js")).mcpServe.bind(null, ctx)));
 
+  program
+    .command("serve")
+    .description("serve the project's crew or flow over HTTP: /inputs, /kickoff, /status/{id}, /stream/{id}, /cancel/{id}")
+    .option("-p, --port <port>", "the port to listen on", port, 8000)
+    .option("--host <host>", "the address to listen on (anything but loopback needs a token)", "127.0.0.1")
+    .option("--token <token>", "the bearer token every route but /health needs (default: CREWTS_SERVER_TOKEN)")
+    .option("--queue <name>", "with CREWTS_REDIS_URL: the queue kickoffs go to", "crewts")
+    .addHelpText("after", "\nWith CREWTS_REDIS_URL set, kickoffs go to a Redis queue that crewts worker processes run; otherwise they run in this process.")
+    .action(lazy(async () => (await import("./commands/serve.js")).serve.bind(null, ctx)));
+
+  program
+    .command("worker")
+    .description("run kickoffs of the project's crew or flow from the Redis queue (CREWTS_REDIS_URL) that crewts serve fills")
+    .option("--queue <name>", "the queue to take kickoffs from", "crewts")
+    .option("--concurrency <n>", "kickoffs run at once", positiveInteger, 10)
+    .action(lazy(async () => (await import("./commands/serve.js")).worker.bind(null, ctx)));
+
   // The project's process: `node --import tsx <this cli> __project <action> <entry> [args...]` (see runInProject).
   program
     .command("__project", { hidden: true })
@@ -233,6 +250,12 @@ export async function runCli(ctx: CliContext, argv: string[], output: ProgramOut
 function rewriteShortFlags(argv: string[]): string[] {
   if (!argv.includes("reset-memories")) return argv;
   return argv.map((arg) => (arg === "-kn" ? "--knowledge" : arg === "-akn" ? "--agent-knowledge" : arg));
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n > 65535) throw new InvalidArgumentError("give a port number from 0 to 65535, e.g. --port 8000.");
+  return n;
 }
 
 function positiveInteger(value: string): number {

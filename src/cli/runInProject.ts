@@ -8,7 +8,7 @@ import { CliError } from "./CliError.js";
 import { findProject, type CrewtsProject } from "./findProject.js";
 
 /** What the project runner (the hidden `crewts __project` command) can do in a project's process. */
-export type ProjectAction = "run" | "kickoff" | "plot" | "replay" | "train" | "test" | "chat" | "reset-external" | "resume" | "mcp-serve";
+export type ProjectAction = "run" | "kickoff" | "plot" | "replay" | "train" | "test" | "chat" | "reset-external" | "resume" | "mcp-serve" | "serve" | "worker";
 
 /** The name of the hidden command the child process runs. */
 export const PROJECT_RUNNER_COMMAND = "__project";
@@ -35,8 +35,11 @@ export async function runInProject(
   const child = spawn(process.execPath, nodeArgs, { cwd: project.root, stdio: "inherit", env });
   // Ctrl-C reaches the child too (same terminal); the CLI waits for it to finish instead of dying first.
   const ignore = (): void => {};
+  // A SIGTERM sent to the CLI alone (a process manager stopping `crewts serve`) is passed on, so the
+  // child shuts down gracefully and the CLI exits with it.
+  const forward = (): void => void child.kill("SIGTERM");
   process.on("SIGINT", ignore);
-  process.on("SIGTERM", ignore);
+  process.on("SIGTERM", forward);
   try {
     return await new Promise<number>((resolvePromise, reject) => {
       child.once("error", (error) => reject(new CliError(`Could not start node for ${project.root}: ${error.message}`)));
@@ -46,7 +49,7 @@ export async function runInProject(
     });
   } finally {
     process.off("SIGINT", ignore);
-    process.off("SIGTERM", ignore);
+    process.off("SIGTERM", forward);
   }
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import type { Agent } from "../agent/Agent.js";
 import { RpmLimiter } from "../agent/RpmLimiter.js";
+import { sharedRequestLimiter, type RequestLimiter } from "../agent/requestLimiters.js";
 import { eventBus } from "../events/EventBus.js";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
@@ -9,7 +10,7 @@ import { Knowledge, type KnowledgeConfig, type KnowledgeResult } from "../knowle
 import { matchCrew, VerbosePrinter } from "../events/VerbosePrinter.js";
 import { hideSecrets } from "../llm/hideSecrets.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
-import { SQLiteTaskOutputStore } from "../storage/SQLiteTaskOutputStore.js";
+import { defaultTaskOutputStore } from "../stores/defaultStores.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
@@ -65,7 +66,7 @@ export class Crew {
   // The crew's memories (none unless enabled), shared with kickoffForEach's copies.
   private readonly memories: MemorySet;
   // Shared by the copies kickoffForEach runs, so maxRpm holds for the whole batch.
-  private rpmLimiter: RpmLimiter | undefined;
+  private rpmLimiter: RequestLimiter | undefined;
   // The outputs of the latest kickoff, for replay (the copies kickoffForEach makes keep theirs in memory).
   private taskOutputStore: TaskOutputStore;
   private trainedData: Promise<TrainedAgentsData | undefined> | undefined;
@@ -92,10 +93,15 @@ export class Crew {
     this.tasks = [...options.tasks];
     this.process = options.process ?? Process.sequential;
     if (!trusted) validateCrew({ agents: this.agents, tasks: this.tasks, process: this.process, managerLLM: options.managerLLM, managerAgent: options.managerAgent });
-    this.rpmLimiter = options.maxRpm !== undefined ? new RpmLimiter(options.maxRpm) : undefined;
+    // llmRateLimit is held across every crew of this name (across workers too, under crewts worker); maxRpm per crew.
+    this.rpmLimiter = options.llmRateLimit
+      ? sharedRequestLimiter(this.name, options.llmRateLimit.requestsPerMinute)
+      : options.maxRpm !== undefined
+        ? new RpmLimiter(options.maxRpm)
+        : undefined;
     this.logFile = options.outputLogFile ? new TaskLogFile(options.outputLogFile) : undefined;
     this.checkpointConfig = checkpointConfigOf(options.checkpoint);
-    this.taskOutputStore = options.taskOutputStore ?? new SQLiteTaskOutputStore();
+    this.taskOutputStore = options.taskOutputStore ?? defaultTaskOutputStore(this.name);
     if (options.embedder !== undefined) {
       this.embedder = resolveEmbedder(options.embedder);
       for (const agent of this.participants()) agent.crewEmbedder ??= this.embedder;

@@ -41,6 +41,11 @@ export interface CrewOptions extends CrewMemoryOptions {
   cache?: boolean;
   /** Most LLM requests per minute over all agents of the crew. */
   maxRpm?: number;
+  /**
+   * Most LLM requests per minute over every kickoff of crews of this name: in one process, and under
+   * `crewts worker` across all workers (kept in Redis). maxRpm counts one crew's requests only.
+   */
+  llmRateLimit?: { requestsPerMinute: number };
   /** Plan every task before the crew starts. */
   planning?: boolean;
   /** The model that writes the plans (default: the planner's own default). */
@@ -93,6 +98,7 @@ export const crewOptionsSchema = z
     ...crewMemoryOptionsShape,
     cache: z.boolean().optional(),
     maxRpm: z.number().int().positive().optional(),
+    llmRateLimit: z.object({ requestsPerMinute: z.number().int().positive() }).strict().optional(),
     planning: z.boolean().optional(),
     planningLLM: llmOption.optional(),
     verbose: z.boolean().optional(),

@@ -1,6 +1,6 @@
 import type { Agent } from "../agent/Agent.js";
 import type { AgentStep } from "../agent/AgentExecutor.js";
-import type { RpmLimiter } from "../agent/RpmLimiter.js";
+import type { RequestLimiter } from "../agent/requestLimiters.js";
 import type { Knowledge } from "../knowledge/Knowledge.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
 import { MCPSession } from "../mcp/MCPSession.js";
@@ -10,7 +10,7 @@ import type { ToolCache } from "../tools/ToolCache.js";
 /** What a crew lends its agents for one kickoff. */
 export interface KickoffResources {
   cache?: ToolCache;
-  rpmLimiter?: RpmLimiter;
+  rpmLimiter?: RequestLimiter;
   stepCallback?: (step: AgentStep) => void | Promise<void>;
   knowledge?: Knowledge;
   memory?: KickoffMemory;

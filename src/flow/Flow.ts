@@ -12,7 +12,7 @@ import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkChec
 import type { Checkpoint, CheckpointConfig, FlowJournalEntry } from "../runtime/checkpoint/types.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
-import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
+import { defaultFlowPersistence } from "../stores/defaultStores.js";
 import { globalHooks } from "../hooks/registry.js";
 import { runGlobalAfterKickoff, runGlobalBeforeKickoff } from "../hooks/runHooks.js";
 import { runAborted, runKickoff, streamKickoff, untilRunAborted } from "../runtime/kickoffRun.js";
@@ -49,7 +49,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   #running = 0;
   #lastRun: FlowRun | undefined;
   readonly #persistence: FlowPersistence | undefined;
-  #defaultPersistence: SQLiteFlowPersistence | undefined;
+  #defaultPersistence: FlowPersistence | undefined;
   readonly #definition: FlowDefinition;
   readonly #checkpoint: CheckpointConfig | undefined;
 
@@ -129,7 +129,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       return result;
     } finally {
       // The default backend is ours: close it once no kickoff uses it, so a finished kickoff lets the process exit.
-      if (--this.#running === 0) await this.#defaultPersistence?.close();
+      if (--this.#running === 0) await this.#defaultPersistence?.close?.();
     }
   }
 
@@ -138,7 +138,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
    * close by themselves when idle). The flow stays usable: the next kickoff opens it again.
    */
   async close(): Promise<void> {
-    await this.#defaultPersistence?.close();
+    await this.#defaultPersistence?.close?.();
   }
 
   /** Copies a flow checkpoint into a new lineage (CrewAI's fork); resume it with `kickoff(inputs, { fromCheckpoint: fork.id })`. */
@@ -214,7 +214,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   #backendFor(target: PersistTarget): FlowPersistence {
     if (this.#persistence) return this.#persistence;
     if (target !== "default") return target;
-    return (this.#defaultPersistence ??= new SQLiteFlowPersistence());
+    return (this.#defaultPersistence ??= defaultFlowPersistence());
   }
 
   #runHost(instance: Flow<S>, state: () => Record<string, unknown>, durable: FlowRunDurability | undefined): FlowRunHost {

@@ -163,7 +163,7 @@ describe("tool cache and request limit", () => {
     const runAgents = (): Agent[] => copies.mock.results.map((result) => result.value as Agent);
     const limiters: (RpmLimiter | undefined)[] = [];
     const seeLimiter = (role: string) => (): string => {
-      limiters.push(runAgents().find((agent) => agent.role === role)?.crewRpmLimiter);
+      limiters.push(runAgents().find((agent) => agent.role === role)?.crewRpmLimiter as RpmLimiter | undefined);
       return final(role);
     };
     const a = fakeAgent("Researcher", seeLimiter("Researcher"));
@@ -181,7 +181,7 @@ describe("tool cache and request limit", () => {
   it("sets no limiter without maxRpm", async () => {
     let seen: RpmLimiter | undefined;
     const a = fakeAgent("Researcher", () => {
-      seen = a.agent.crewRpmLimiter;
+      seen = a.agent.crewRpmLimiter as RpmLimiter | undefined;
       return final("a");
     });
     await new Crew({ agents: [a.agent], tasks: [task("a", a.agent)] }).kickoff();

@@ -77,7 +77,7 @@ describe("kickoffForEach", () => {
     const copies: Crew[] = [];
     const limiters = new Set<RpmLimiter>();
     const llm = new FakeLLM(() => {
-      for (const c of copies) if (c.agents[0]!.crewRpmLimiter) limiters.add(c.agents[0]!.crewRpmLimiter);
+      for (const c of copies) if (c.agents[0]!.crewRpmLimiter) limiters.add(c.agents[0]!.crewRpmLimiter as RpmLimiter);
       return final("ok");
     });
     const a = fakeAgent("Worker", [], {}, { llm });

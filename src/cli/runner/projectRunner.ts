@@ -9,7 +9,7 @@ export type EntryModule = Record<string, unknown>;
 type Fn = (...args: unknown[]) => unknown;
 
 /**
- * The child-process side of `crewts run | flow kickoff | flow plot | replay | train | test | chat` and
+ * The child-process side of `crewts run | flow kickoff | flow plot | replay | train | test | chat | serve | worker` and
  * `reset-memories --external`:
  * imports the project's entry file and calls the function it exports for the action (the CrewAI
  * layout: main.py's run, train, replay, test, kickoff and plot). Resolves with the exit code.
@@ -46,6 +46,11 @@ export async function runProjectAction(action: ProjectAction, entry: string, arg
       const { mcpServe } = await import("./mcpServe.js");
       const [kind, transport, port, host, name] = args;
       return mcpServe(mod, file, { kind: kind === "flow" ? "flow" : "crew", transport: transport === "http" ? "http" : "stdio", port: Number(port), host: host ?? "127.0.0.1" }, name ?? "crewts");
+    }
+    case "serve":
+    case "worker": {
+      const { serveProject } = await import("./projectServe.js");
+      return serveProject(action, mod, file, args);
     }
     case "chat": {
       const { chat } = await import("./chatSession.js");
@@ -94,6 +99,7 @@ async function call(mod: EntryModule, file: string, names: string[], args: unkno
   );
 }
 
-function isClass(value: unknown): boolean {
+/** Whether `value` is a class (a flow project exports its Flow class). */
+export function isClass(value: unknown): boolean {
   return typeof value === "function" && /^class[\s{]/.test(Function.prototype.toString.call(value));
 }

@@ -1,0 +1,54 @@
+/** The OpenAPI 3.1 document GET /openapi.json serves. */
+export function openApiDocument(version: string): Record<string, unknown> {
+  const json = (schema: Record<string, unknown>) => ({ content: { "application/json": { schema } } });
+  const error = { description: "An error", ...json({ $ref: "#/components/schemas/Error" }) };
+  const id = { name: "kickoff_id", in: "path", required: true, schema: { type: "string" } };
+  return {
+    openapi: "3.1.0",
+    info: { title: "crewts server", version, description: "A crewts project's crew or flow over HTTP (CrewAI's deployment API)." },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+      schemas: {
+        Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] },
+        Status: {
+          type: "object",
+          properties: {
+            state: { enum: ["PENDING", "RUNNING", "PAUSED", "SUCCESS", "FAILED", "CANCELLED"] },
+            result: {},
+            error: { type: "string" },
+            last_step: { type: "object", properties: { type: { type: "string" }, name: { type: "string" }, output: { type: "string" } } },
+          },
+          required: ["state"],
+        },
+      },
+    },
+    security: [{ bearer: [] }],
+    paths: {
+      "/health": { get: { security: [], summary: "Liveness", responses: { 200: { description: "Up", ...json({ type: "object" }) } } } },
+      "/inputs": { get: { summary: "The inputs the kickoff uses", responses: { 200: { description: "Input names", ...json({ type: "object", properties: { inputs: { type: "array", items: { type: "string" } } } }) }, 401: error } } },
+      "/kickoff": {
+        post: {
+          summary: "Start a kickoff",
+          requestBody: json({
+            type: "object",
+            properties: {
+              inputs: { type: "object" },
+              webhooks: { type: "object", properties: { crewWebhookUrl: { type: "string" }, taskWebhookUrl: { type: "string" }, stepWebhookUrl: { type: "string" } } },
+            },
+          }),
+          responses: { 202: { description: "Accepted", ...json({ type: "object", properties: { kickoff_id: { type: "string" } } }) }, 400: error, 401: error, 413: error, 503: error },
+        },
+      },
+      "/status/{kickoff_id}": { get: { summary: "A kickoff's state", parameters: [id], responses: { 200: { description: "Status", ...json({ $ref: "#/components/schemas/Status" }) }, 401: error, 404: error } } },
+      "/stream/{kickoff_id}": { get: { summary: "Server-sent events of a kickoff", parameters: [id], responses: { 200: { description: "text/event-stream" }, 401: error, 404: error } } },
+      "/cancel/{kickoff_id}": { post: { summary: "Cancel a kickoff", parameters: [id], responses: { 200: { description: "Cancelled", ...json({ $ref: "#/components/schemas/Status" }) }, 401: error, 404: error, 409: error } } },
+      "/resume": {
+        post: {
+          summary: "Resume a paused kickoff with human feedback",
+          requestBody: json({ type: "object", properties: { kickoff_id: { type: "string" }, feedback: { type: "string" } }, required: ["kickoff_id", "feedback"] }),
+          responses: { 400: error, 401: error, 404: error, 409: error, 501: error },
+        },
+      },
+    },
+  };
+}

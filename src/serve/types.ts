@@ -1,0 +1,69 @@
+/** Where a kickoff is: CrewAI's deployment states. */
+export type KickoffState = "PENDING" | "RUNNING" | "PAUSED" | "SUCCESS" | "FAILED" | "CANCELLED";
+
+/** States a kickoff does not leave. */
+export const FINAL_STATES: ReadonlySet<KickoffState> = new Set(["SUCCESS", "FAILED", "CANCELLED"]);
+
+/** URLs told about a kickoff as it goes (CrewAI's deployment webhooks); each receives JSON POSTs. */
+export interface KickoffWebhooks {
+  /** Once, when the kickoff ends (success, failure or cancel). */
+  crewWebhookUrl?: string;
+  /** After each task. */
+  taskWebhookUrl?: string;
+  /** After each agent step. */
+  stepWebhookUrl?: string;
+}
+
+/** What POST /kickoff asks for. */
+export interface KickoffRequest {
+  inputs: Record<string, unknown>;
+  webhooks?: KickoffWebhooks;
+}
+
+/** A run's event as /stream sends it: the event's type and its JSON-safe fields. */
+export interface RunEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** What GET /status answers. */
+export interface RunStatus {
+  state: KickoffState;
+  /** The result of a finished kickoff (the crew's raw output and, when there is one, its JSON). */
+  result?: unknown;
+  /** Why a kickoff failed. */
+  error?: string;
+  /** The latest step the run reached (a task or method name and what it did). */
+  last_step?: { type: string; name?: string; output?: string };
+}
+
+/** Options of one run: the signal aborts it, onEvent hears its events. */
+export interface RunOptions {
+  signal: AbortSignal;
+  onEvent: (event: RunEvent) => void;
+}
+
+/**
+ * What the server runs: the project's crew or flow behind one small seam. `start` runs one kickoff and
+ * resolves with its JSON-safe result; the events of that kickoff (and only those) reach `onEvent`.
+ */
+export interface RunController {
+  /** The names of the inputs the kickoff uses (the `{placeholders}` of a crew's tasks and agents). */
+  inputs(): Promise<string[]>;
+  start(inputs: Record<string, unknown>, options: RunOptions): Promise<unknown>;
+}
+
+/** Where kickoffs run and are tracked: in this process, or on workers through a queue. */
+export interface RunBackend {
+  submit(id: string, request: KickoffRequest): Promise<void>;
+  status(id: string): Promise<RunStatus | undefined>;
+  /** "cancelled", "finished" (too late: already over), or "unknown". */
+  cancel(id: string): Promise<"cancelled" | "finished" | "unknown">;
+  /**
+   * Calls `listener` with the run's events so far, then the live ones, then `end` once the run is over.
+   * Resolves with the unsubscribe function, or undefined for an unknown id.
+   */
+  subscribe(id: string, listener: (event: RunEvent) => void, end: (status: RunStatus) => void): Promise<(() => void) | undefined>;
+  /** Stops taking kickoffs; running ones get `graceMs` to finish, then are aborted. */
+  close(graceMs: number): Promise<void>;
+}

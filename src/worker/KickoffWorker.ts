@@ -1,0 +1,157 @@
+import type { Job, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { setRequestLimiterFactory } from "../agent/requestLimiters.js";
+import { errorText } from "../serve/InProcessRuns.js";
+import { stepOf } from "../serve/runEvents.js";
+import type { RunController, RunEvent, RunStatus } from "../serve/types.js";
+import { WebhookNotifier } from "../serve/webhooks.js";
+import type { EventMessage, KickoffJobData } from "./QueueRuns.js";
+import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
+import { RedisRpmLimiter } from "./RedisRpmLimiter.js";
+
+/** Options of startWorker. */
+export interface KickoffWorkerOptions {
+  /** Runs one kickoff (a crew or flow controller from crewts/serve). */
+  controller: RunController;
+  /** redis://...; default CREWTS_REDIS_URL. */
+  redisUrl?: string;
+  /** The queue name; default "crewts". */
+  queue?: string;
+  /** Kickoffs this worker runs at once; default 10. */
+  concurrency?: number;
+  /**
+   * How long a worker's hold on a job lasts without renewal; a worker that dies loses its jobs to the
+   * others this long after (BullMQ's stalled-job check). Default 30 000 ms.
+   */
+  lockDurationMs?: number;
+  /** The window of llmRateLimit in Redis (requestsPerMinute scaled to it); default 60 000 ms. */
+  rateLimitWindowMs?: number;
+}
+
+/** A running `crewts worker`. */
+export interface KickoffWorker {
+  readonly worker: Worker;
+  /** Stops taking jobs; running kickoffs get `graceMs` to finish, then are aborted (and retried elsewhere). */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Runs kickoffs from the queue: `concurrency` at a time, their events relayed through Redis to
+ * /stream, cancels heard on a channel and turned into an abort, webhooks told, and every crew's
+ * llmRateLimit counted in Redis so it holds across all workers. A job whose worker dies is taken
+ * over by another after `lockDurationMs` (stalled-job recovery) and run again.
+ */
+export async function startWorker(options: KickoffWorkerOptions): Promise<KickoffWorker> {
+  const url = options.redisUrl ?? process.env.CREWTS_REDIS_URL;
+  if (!url) throw new TypeError("crewts worker needs Redis: set CREWTS_REDIS_URL=redis://host:6379 (scripts/services.sh start runs one for development).");
+  const { Worker, UnrecoverableError } = await loadBullMQ();
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const keys = queueKeys(name);
+  const client: Redis = await connectRedis(url);
+  const running = new Map<string, AbortController>();
+  // Set when the worker shuts down: the kickoffs it aborts then are retried elsewhere, not cancelled.
+  let shuttingDown = false;
+
+  const windowMs = options.rateLimitWindowMs ?? 60_000;
+  setRequestLimiterFactory((crewName, requestsPerMinute) => new RedisRpmLimiter(client, keys.rateLimit(crewName), Math.max(1, Math.round((requestsPerMinute * windowMs) / 60_000)), windowMs));
+
+  const subscriber = await subscriberOf(client);
+  subscriber.on("message", (_channel: string, id: string) => running.get(id)?.abort(new Error("The kickoff was cancelled.")));
+  await subscriber.subscribe(keys.cancelChannel);
+
+  const publishEnd = async (id: string, status: RunStatus): Promise<void> => {
+    const message: EventMessage = { end: status };
+    await client.publish(keys.eventChannel(id), JSON.stringify(message));
+  };
+
+  const processor = async (job: Job<KickoffJobData>): Promise<unknown> => {
+    const id = job.id!;
+    const log = keys.eventLog(id);
+    const [cancelled, logged] = ((await client.pipeline().exists(keys.cancelled(id)).llen(log).exec()) ?? []).map(([, value]) => Number(value));
+    if (cancelled) throw new UnrecoverableError("The kickoff was cancelled.");
+    const abort = new AbortController();
+    running.set(id, abort);
+    const { webhooks } = job.data;
+    const notifier = WebhookNotifier.wanted(webhooks) ? new WebhookNotifier(id, webhooks) : undefined;
+    // Events are written without waiting: one connection keeps them in order, and the end message
+    // (published on it after the job completes) comes after them. A retry appends to the same log.
+    let next = logged ?? 0;
+    let written: Promise<unknown> = Promise.resolve();
+    const onEvent = (event: RunEvent): void => {
+      const step = stepOf(event);
+      const message: EventMessage = { i: next++, event };
+      written = Promise.all([
+        client.rpush(log, JSON.stringify(event)),
+        client.publish(keys.eventChannel(id), JSON.stringify(message)),
+        step ? job.updateProgress({ last_step: step }) : undefined,
+      ]).catch(() => undefined);
+      notifier?.event(event);
+    };
+    if (job.attemptsMade > 0 || job.stalledCounter > 0) onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1 });
+    try {
+      const result = await options.controller.start(job.data.inputs, { signal: abort.signal, onEvent });
+      if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
+      return result;
+    } catch (error) {
+      if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
+      throw new Error(errorText(error), { cause: error });
+    } finally {
+      running.delete(id);
+      void Promise.all([written, client.expire(log, KEEP_SECONDS)]).catch(() => undefined);
+      if (notifier) notifierEnd.set(id, notifier);
+    }
+  };
+
+  // The crew webhook is told once the job's outcome is final (after the last retry).
+  const notifierEnd = new Map<string, WebhookNotifier>();
+  const worker = new Worker<KickoffJobData>(name, processor, {
+    connection: client,
+    concurrency: options.concurrency ?? 10,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: Math.max(500, Math.floor((options.lockDurationMs ?? 30_000) / 2)),
+    maxStalledCount: 3,
+  });
+  worker.on("error", (error) => process.stderr.write(`crewts worker: ${error.message}\n`));
+  worker.on("completed", (job, result: unknown) => {
+    const status: RunStatus = { state: "SUCCESS", result, ...lastStepOf(job) };
+    void publishEnd(job.id!, status);
+    void notifierEnd.get(job.id!)?.end(status);
+    notifierEnd.delete(job.id!);
+  });
+  worker.on("failed", (job, error) => {
+    if (!job) return;
+    const retrying = !(error instanceof UnrecoverableError) && job.attemptsMade < (job.opts.attempts ?? 1);
+    const notifier = notifierEnd.get(job.id!);
+    notifierEnd.delete(job.id!);
+    if (retrying) return;
+    void (async () => {
+      const cancelled = (await client.exists(keys.cancelled(job.id!))) > 0;
+      const status: RunStatus = cancelled ? { state: "CANCELLED", ...lastStepOf(job) } : { state: "FAILED", error: job.failedReason, ...lastStepOf(job) };
+      await publishEnd(job.id!, status);
+      await notifier?.end(status);
+    })().catch(() => undefined);
+  });
+  await worker.waitUntilReady();
+
+  return {
+    worker,
+    async close(graceMs = 30_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      const closing = worker.close();
+      await Promise.race([closing, graceOver]);
+      clearTimeout(timer);
+      shuttingDown = true;
+      for (const abort of running.values()) abort.abort(new Error("The worker shut down."));
+      await closing;
+      setRequestLimiterFactory(undefined);
+      await subscriber.quit().catch(() => undefined);
+      await client.quit().catch(() => undefined);
+    },
+  };
+}
+
+function lastStepOf(job: Job): { last_step?: RunStatus["last_step"] } {
+  const progress = job.progress as { last_step?: RunStatus["last_step"] } | number;
+  return typeof progress === "object" && progress?.last_step ? { last_step: progress.last_step } : {};
+}

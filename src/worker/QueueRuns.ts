@@ -1,0 +1,179 @@
+import type { Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
+import { FINAL_STATES, type KickoffRequest, type RunBackend, type RunEvent, type RunStatus } from "../serve/types.js";
+import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, redisOptions, subscriberOf } from "./redisQueue.js";
+
+/** Options of QueueRuns.connect. */
+export interface QueueRunsOptions {
+  /** The BullMQ queue name; default "crewts". */
+  queue?: string;
+  /** Tries per kickoff (a crashed or failed run is tried again); default 3. */
+  attempts?: number;
+  /** The first retry's delay; later ones double. Default 1 000 ms. */
+  backoffMs?: number;
+}
+
+/** What a job carries: the kickoff request. */
+export type KickoffJobData = KickoffRequest;
+
+/** Job states no worker has taken yet: a cancel removes such a job. */
+const WAITING_STATES = new Set<string>(["waiting", "delayed", "prioritized", "waiting-children"]);
+
+/** A message on a kickoff's event channel. */
+export type EventMessage = { i: number; event: RunEvent } | { end: RunStatus };
+
+/**
+ * The server's side of the queue (CREWTS_REDIS_URL set): kickoffs become BullMQ jobs that `crewts
+ * worker` processes run; status comes from the job, events from Redis (a list for the past, pub/sub
+ * for what follows), and cancel sets a flag the running worker is told about.
+ */
+export class QueueRuns implements RunBackend {
+  private readonly keys;
+  private readonly channels = new Map<string, Set<(message: EventMessage) => void>>();
+  private subscriber: Promise<Redis> | undefined;
+
+  private constructor(
+    private readonly queue: Queue,
+    private readonly client: Redis,
+    private readonly options: Required<QueueRunsOptions>,
+    // BullMQ's own record of finished jobs (written with the state change): a worker killed between
+    // completing a job and announcing its end must not leave /stream waiting.
+    private readonly queueEvents: QueueEvents,
+  ) {
+    this.keys = queueKeys(options.queue);
+    const recheck = ({ jobId }: { jobId: string }): void => {
+      const set = this.channels.get(this.keys.eventChannel(jobId));
+      if (!set) return;
+      void this.status(jobId).then((status) => {
+        if (!status || !FINAL_STATES.has(status.state)) return;
+        for (const handler of [...set]) handler({ end: status });
+      }).catch(() => undefined);
+    };
+    queueEvents.on("completed", recheck);
+    queueEvents.on("failed", recheck);
+  }
+
+  /** Connects to the queue at `url` (redis://...). */
+  static async connect(url: string, options: QueueRunsOptions = {}): Promise<QueueRuns> {
+    const full = { queue: options.queue ?? DEFAULT_QUEUE, attempts: options.attempts ?? 3, backoffMs: options.backoffMs ?? 1000 };
+    const { Queue, QueueEvents } = await loadBullMQ();
+    const client = await connectRedis(url);
+    const queue = new Queue<KickoffJobData>(full.queue, { connection: client });
+    const queueEvents = new QueueEvents(full.queue, { connection: redisOptions(url) });
+    queueEvents.on("error", () => {});
+    await queueEvents.waitUntilReady();
+    return new QueueRuns(queue as Queue, client, full, queueEvents);
+  }
+
+  async submit(id: string, request: KickoffRequest): Promise<void> {
+    await this.queue.add("kickoff", request, {
+      jobId: id,
+      attempts: this.options.attempts,
+      backoff: { type: "exponential", delay: this.options.backoffMs },
+      removeOnComplete: { age: KEEP_SECONDS },
+      removeOnFail: { age: KEEP_SECONDS },
+    });
+  }
+
+  async status(id: string): Promise<RunStatus | undefined> {
+    const job = await this.queue.getJob(id);
+    if (!job) return undefined;
+    const [state, cancelled] = await Promise.all([job.getState(), this.client.exists(this.keys.cancelled(id))]);
+    const progress = job.progress as { last_step?: RunStatus["last_step"] } | number;
+    const lastStep = typeof progress === "object" && progress?.last_step ? { last_step: progress.last_step } : {};
+    if (cancelled) return { state: "CANCELLED", ...lastStep };
+    switch (state) {
+      case "completed":
+        return { state: "SUCCESS", result: job.returnvalue as unknown, ...lastStep };
+      case "failed":
+        return { state: "FAILED", error: job.failedReason, ...lastStep };
+      case "active":
+        return { state: "RUNNING", ...lastStep };
+      default:
+        return { state: "PENDING", ...lastStep };
+    }
+  }
+
+  async cancel(id: string): Promise<"cancelled" | "finished" | "unknown"> {
+    const status = await this.status(id);
+    if (!status) return "unknown";
+    if (FINAL_STATES.has(status.state)) return "finished";
+    await this.client.set(this.keys.cancelled(id), "1", "EX", KEEP_SECONDS);
+    await this.client.publish(this.keys.cancelChannel, id);
+    // A job no worker has taken yet is dropped; a running one is aborted by its worker.
+    const job = await this.queue.getJob(id);
+    // Only a job still waiting: one its worker already stopped (failed by the abort) keeps its record for /status and /stream.
+    if (job && WAITING_STATES.has(await job.getState())) await job.remove().catch(() => undefined);
+    const end: EventMessage = { end: { ...status, state: "CANCELLED" } };
+    await this.client.publish(this.keys.eventChannel(id), JSON.stringify(end));
+    return "cancelled";
+  }
+
+  async subscribe(id: string, listener: (event: RunEvent) => void, end: (status: RunStatus) => void): Promise<(() => void) | undefined> {
+    let delivered = 0;
+    let finished = false;
+    let early: EventMessage[] | undefined = [];
+    const handle = (message: EventMessage): void => {
+      if (finished) return;
+      if ("end" in message) {
+        finished = true;
+        off();
+        end(message.end);
+      } else if (message.i >= delivered) {
+        delivered = message.i + 1;
+        listener(message.event);
+      }
+    };
+    const channel = this.keys.eventChannel(id);
+    const onMessage = (message: EventMessage): void => {
+      if (early) early.push(message);
+      else handle(message);
+    };
+    const off = (): void => {
+      const set = this.channels.get(channel);
+      set?.delete(onMessage);
+      if (set?.size === 0) {
+        this.channels.delete(channel);
+        void this.subscriber?.then((s) => s.unsubscribe(channel)).catch(() => undefined);
+      }
+    };
+    await this.listen(channel, onMessage);
+    // Subscribed first, then the past read: nothing falls in between (live copies of logged events are
+    // skipped by index). A status read after subscribing catches a kickoff that ended before.
+    const [past, status] = await Promise.all([this.client.lrange(this.keys.eventLog(id), 0, -1), this.status(id)]);
+    if (!status) {
+      off();
+      return undefined;
+    }
+    for (const line of past) handle({ i: delivered, event: JSON.parse(line) as RunEvent });
+    const queued = early;
+    early = undefined;
+    for (const message of queued) handle(message);
+    if (!finished && FINAL_STATES.has(status.state)) handle({ end: status });
+    return off;
+  }
+
+  async close(): Promise<void> {
+    await this.subscriber?.then((s) => s.quit()).catch(() => undefined);
+    await this.queueEvents.close();
+    await this.queue.close();
+    await this.client.quit().catch(() => undefined);
+  }
+
+  private async listen(channel: string, onMessage: (message: EventMessage) => void): Promise<void> {
+    this.subscriber ??= subscriberOf(this.client).then((subscriber) =>
+      subscriber.on("message", (from: string, text: string) => {
+        const set = this.channels.get(from);
+        if (!set) return;
+        const message = JSON.parse(text) as EventMessage;
+        for (const handler of set) handler(message);
+      }),
+    );
+    const subscriber = await this.subscriber;
+    let set = this.channels.get(channel);
+    if (!set) this.channels.set(channel, (set = new Set()));
+    set.add(onMessage);
+    // Subscribing again is harmless and makes sure the subscription is in place before the past is read.
+    await subscriber.subscribe(channel);
+  }
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PostgresFlowPersistence } from "../../../src/stores/postgres/PostgresFlowPersistence.js";
+import { PostgresStoreError } from "../../../src/stores/postgres/PostgresDatabase.js";
+import { PostgresTaskOutputStore } from "../../../src/stores/postgres/PostgresTaskOutputStore.js";
+import { describeFlowPersistence } from "../../flow/flowPersistenceConformance.js";
+import { startLocalServices, type LocalServices } from "../../services/localServices.js";
+import { describeTaskOutputStore } from "../../storage/taskOutputStoreConformance.js";
+
+// A real Postgres from scripts/services.sh, started for this file and stopped after it.
+let services: LocalServices;
+let url = "";
+beforeAll(async () => {
+  services = await startLocalServices("postgres");
+  url = services.databaseUrl!;
+}, 90_000);
+afterAll(async () => {
+  await services?.stop();
+}, 30_000);
+
+describeFlowPersistence("PostgresFlowPersistence", () => new PostgresFlowPersistence({ url }));
+
+describeTaskOutputStore(
+  "PostgresTaskOutputStore",
+  () => {
+    // Each test its own scope: a fresh, empty store on the shared database.
+    const scope = randomUUID();
+    return { store: new PostgresTaskOutputStore({ url, scope }), reopen: () => new PostgresTaskOutputStore({ url, scope }) };
+  },
+  { durable: true },
+);
+
+describe("Postgres stores", () => {
+  it("keep flow states across instances, as another process would see them", async () => {
+    const flowId = randomUUID();
+    const first = new PostgresFlowPersistence({ url });
+    await first.saveState(flowId, "step", { id: flowId, n: 1 });
+    await first.close();
+    const second = new PostgresFlowPersistence({ url });
+    expect(await second.loadState(flowId)).toEqual({ id: flowId, n: 1 });
+    await second.close();
+  });
+
+  it("keep task outputs of different scopes apart", async () => {
+    const a = new PostgresTaskOutputStore({ url, scope: `a-${randomUUID()}` });
+    const b = new PostgresTaskOutputStore({ url, scope: `b-${randomUUID()}` });
+    await a.add({ taskId: "t", expectedOutput: "e", output: { raw: "from a" }, taskIndex: 0 });
+    expect(await b.loadAll()).toEqual([]);
+    await b.reset();
+    expect(await a.loadAll()).toHaveLength(1);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("record their schema version once, however many stores start together", async () => {
+    const stores = Array.from({ length: 5 }, () => new PostgresFlowPersistence({ url }));
+    await Promise.all(stores.map((s, i) => s.saveState(`concurrent-${i}`, "m", { i })));
+    await Promise.all(stores.map((s) => s.close()));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const rows = (await client.query("SELECT component, version FROM crewts_schema_version ORDER BY component")).rows;
+      expect(rows).toEqual([
+        { component: "flow_states", version: 1 },
+        { component: "task_outputs", version: 1 },
+      ]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it("refuse a database whose schema is newer than this crewts knows, saying what to do", async () => {
+    const dbName = `newer_${randomUUID().replace(/-/g, "")}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    const otherUrl = url.replace(/\/[^/]+$/, `/${dbName}`);
+    const other = new pg.Client({ connectionString: otherUrl });
+    await other.connect();
+    await other.query("CREATE TABLE crewts_schema_version (component TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+    await other.query("INSERT INTO crewts_schema_version VALUES ('flow_states', 99)");
+    await other.end();
+    const store = new PostgresFlowPersistence({ url: otherUrl });
+    try {
+      const error = await store.loadState("x").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PostgresStoreError);
+      expect((error as Error).message).toMatch(/schema version 99, newer than this crewts knows \(1\)\. Update crewts/);
+    } finally {
+      await store.close();
+      await admin.query(`DROP DATABASE ${dbName}`);
+      await admin.end();
+    }
+  });
+
+  it("name an unreachable server without its password", async () => {
+    const store = new PostgresTaskOutputStore({ url: "postgres://crewts:hunter2@127.0.0.1:1/crewts" });
+    const error = await store.loadAll().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PostgresStoreError);
+    expect((error as Error).message).toMatch(/Could not connect to Postgres at postgres:\/\/crewts:\*\*\*@127\.0\.0\.1:1\/crewts/);
+    expect((error as Error).message).not.toMatch(/hunter2/);
+    await store.close();
+  });
+
+  it("need a URL: the option or CREWTS_DATABASE_URL", () => {
+    const saved = process.env.CREWTS_DATABASE_URL;
+    delete process.env.CREWTS_DATABASE_URL;
+    try {
+      expect(() => new PostgresFlowPersistence()).toThrow(/set CREWTS_DATABASE_URL/);
+      expect(() => new PostgresFlowPersistence({ url: "mysql://x" })).toThrow(PostgresStoreError);
+    } finally {
+      if (saved !== undefined) process.env.CREWTS_DATABASE_URL = saved;
+    }
+  });
+});
