@@ -139,12 +139,13 @@ export function createProgram(ctx: CliContext, output: ProgramOutput = {}): { pr
     .argument("[args...]")
     .action(lazy(async () => {
       const { runProjectAction } = await import("./runner/projectRunner.js");
+      const { explainProjectError } = await import("./runner/projectErrors.js");
       return async (action: string, entry: string, args: string[]) => {
         let code: number;
         try {
           code = await runProjectAction(action as Parameters<typeof runProjectAction>[0], entry, args);
         } catch (error) {
-          code = reportError(error, output.writeErr);
+          code = reportError(explainProjectError(error, process.cwd()), output.writeErr);
         }
         // The action is over: a server or timer the project left open must not keep the command hanging.
         process.exit(code);

@@ -5,6 +5,7 @@ import { buildState, copyInitialState, type FlowState, type InitialState, isStat
 import type { PersistTarget } from "./FlowMethodSpec.js";
 import { FlowStateError } from "./errors.js";
 import { FlowRun } from "./FlowRun.js";
+import { printFlow } from "./flowVerbose.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
 import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
@@ -13,6 +14,8 @@ import { SQLiteFlowPersistence } from "./persistence/SQLiteFlowPersistence.js";
 export interface FlowOptions {
   /** Backend for every persisted method of this instance, and for restoring by `kickoff({ id })`. */
   persistence?: FlowPersistence;
+  /** Print a live account of each kickoff: methods started, finished or failed, router outcomes, timings (also a class field). */
+  verbose?: boolean;
 }
 
 /** What `kickoff` accepts: state fields to merge, and `id` to resume a persisted flow. */
@@ -21,12 +24,15 @@ export type FlowInputs<S> = Partial<S> & { id?: string } & Record<string, unknow
 /**
  * The base of every flow (CrewAI's `Flow`). Subclasses declare methods with `@start`, `@listen` and
  * `@router`, an optional `initialState` (a plain object or a zod schema) and may raise `maxMethodCalls`.
+ * `R` is what `kickoff()` resolves to (the result of the method that finishes last), declared by the subclass.
  */
-export abstract class Flow<S extends object = Record<string, unknown>> {
+export abstract class Flow<S extends object = Record<string, unknown>, R = unknown> {
   /** The state a flow begins with: a plain object, or a schema whose defaults fill it and which validates inputs. */
   initialState?: InitialState<S>;
   /** How often one method may run in one kickoff before the run stops (a guard against endless loops). */
   maxMethodCalls = 100;
+  /** Print a live account of each kickoff (methods, router outcomes, timings); off by default. */
+  verbose = false;
 
   #currentState: Record<string, unknown> | undefined;
   // Kickoffs of this instance in progress.
@@ -39,6 +45,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   /** Checks the class's decorators (once per class), so a broken flow fails where it is built. */
   constructor(options: FlowOptions = {}) {
     this.#persistence = options.persistence;
+    if (options.verbose !== undefined) this.verbose = options.verbose;
     this.#definition = flowDefinition(this);
   }
 
@@ -57,15 +64,17 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
    * `inputs.id` is given and the flow persists), runs the start methods and everything they trigger,
    * and resolves with the result of the method that finished last.
    */
-  async kickoff(inputs?: FlowInputs<S>): Promise<unknown> {
+  async kickoff(inputs?: FlowInputs<S>): Promise<R> {
     const def = this.#definition;
     const startedAt = performance.now();
     // A kickoff while another runs on this instance gets a state of its own (see runView).
     const alongside = this.#running > 0;
+    let releaseVerbose: (() => Promise<void>) | undefined;
     this.#running++;
     try {
       const state = alongside ? await this.#stateFrom(this.#freshBase(), inputs ?? {}) : await this.#ownState(inputs);
       const instance = alongside ? runView(this, state) : this;
+      releaseVerbose = this.verbose ? printFlow(String(state.id)) : undefined;
       if (eventBus.hasListeners("flow_started")) {
         eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }
@@ -78,8 +87,9 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       if (eventBus.hasListeners("flow_finished")) {
         eventBus.emit("flow_finished", { flowName: flowNameOf(this, def), flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
       }
-      return result;
+      return result as R;
     } finally {
+      await releaseVerbose?.();
       // The default backend is ours: close it once no kickoff uses it, so a finished kickoff lets the process exit.
       if (--this.#running === 0) await this.#defaultPersistence?.close();
     }
@@ -94,7 +104,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   }
 
   /** CrewAI's `kickoff_async`; the same as `kickoff`, which is already asynchronous. */
-  kickoffAsync(inputs?: FlowInputs<S>): Promise<unknown> {
+  kickoffAsync(inputs?: FlowInputs<S>): Promise<R> {
     return this.kickoff(inputs);
   }
 

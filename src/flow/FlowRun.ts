@@ -1,7 +1,7 @@
 import { eventBus } from "../events/index.js";
 import type { FlowCondition } from "./conditions/FlowCondition.js";
 import { flowNameOf, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
-import { FlowMethodCallLimitError } from "./errors.js";
+import { FlowMethodCallLimitError, FlowRouterError } from "./errors.js";
 import { errorMessage, methodEventsObserved, stateSnapshot } from "./flowEvents.js";
 
 /** What a run needs from its flow instance. */
@@ -206,6 +206,7 @@ export class FlowRun {
       result = method.fn.call(this.host.instance, payload);
       if (isThenable(result)) result = await result;
       if (this.failed) return STOPPED;
+      if (method.emit !== undefined && method.isRouter) checkRouterOutcome(method, result);
       this.completed[i] = 1;
       this.outputs.push(result);
       // Written before any listener starts, so a process killed after this method loses nothing.
@@ -267,6 +268,14 @@ function emitsLabel(out: unknown): boolean {
     default:
       return Array.isArray(out) && out.some(emitsLabel);
   }
+}
+
+/** A router that declares `emit` must return one of those labels (or none): anything else is a FlowRouterError. */
+function checkRouterOutcome(method: FlowMethodDef, out: unknown): void {
+  const labels: string[] = [];
+  addLabels(out, out, labels, []);
+  const unknown = labels.find((label) => !method.emit!.includes(label));
+  if (unknown !== undefined) throw new FlowRouterError(method.name, unknown, method.emit!);
 }
 
 /** Appends the labels `out` emits (itself, or each entry of an array), each with `payload`. */

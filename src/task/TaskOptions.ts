@@ -6,6 +6,7 @@ import { TaskValidationError } from "./errors.js";
 import type { Guardrail } from "./guardrails.js";
 import { outputPathProblem } from "./outputFile.js";
 import type { Task } from "./Task.js";
+import { unknownOptionMessage } from "../tools/unknownOption.js";
 import type { TaskOutput } from "./TaskOutput.js";
 
 // A method signature keeps Task<S> assignable to Task (callback parameters are then bivariant).
@@ -91,10 +92,10 @@ export const taskOptionsShape = {
 export function validateTaskOptions(schema: z.ZodObject, options: unknown, kind: string): void {
   const parsed = schema.safeParse(options);
   if (parsed.success) return;
-  const known = Object.keys(schema.shape).join(", ");
+  const known = Object.keys(schema.shape);
   const issues = parsed.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((k) => `unknown option "${k}": check the spelling; ${kind} accepts ${known}`).join("; ");
+      return issue.keys.map((k) => unknownOptionMessage(k, known, kind)).join("; ");
     }
     return issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message;
   });

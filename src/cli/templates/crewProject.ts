@@ -141,21 +141,26 @@ export async function createCrew(): Promise<ChosenLLM & { crew: Crew }> {
   }
 }
 
-/** Runs the crew once with \`inputs\` and prints its final answer. */
+/** Runs the crew once with \`inputs\`; prints its final answer unless the crew's verbose account already showed it. */
 export async function run(): Promise<void> {
-  const output = await withCrew((crew) => crew.kickoff(inputs));
-  console.log("\\n" + output.raw);
+  await withCrew(async (crew) => {
+    const output = await crew.kickoff(inputs);
+    if (!crew.options.verbose) console.log(output.raw);
+  });
 }
 
 /** Runs the crew \`iterations\` times, asks for your feedback on each result, and saves what the agents learned. */
 export async function train(iterations: number, filename: string): Promise<void> {
-  await withCrew((crew) => crew.train({ iterations, filename, inputs }));
+  const result = await withCrew((crew) => crew.train({ iterations, filename, inputs }));
+  console.log(\`\\nSaved what the agents learned to \${result.filename}: later runs of this crew use it.\`);
 }
 
 /** Runs the latest kickoff again from the task \`taskId\`, keeping the outputs of the tasks before it. */
 export async function replay(taskId: string): Promise<void> {
-  const output = await withCrew((crew) => crew.replay(taskId));
-  console.log("\\n" + output.raw);
+  await withCrew(async (crew) => {
+    const output = await crew.replay(taskId);
+    if (!crew.options.verbose) console.log(output.raw);
+  });
 }
 
 /** Runs the crew \`iterations\` times and has \`evalModel\` score every task from 1 to 10. */
