@@ -40,8 +40,11 @@ import { validateCrew } from "./validation.js";
  */
 export const DEFAULT_FOR_EACH_CONCURRENCY = 1;
 
-/** A group of agents working through tasks together, in order or under a manager (CrewAI's Crew). */
-export class Crew {
+/**
+ * A group of agents working through tasks together, in order or under a manager (CrewAI's Crew).
+ * `T` is what the last task's outputSchema parses into, inferred from the tasks given (unknown without one).
+ */
+export class Crew<T = unknown> {
   readonly id: string = randomUUID();
   readonly name: string;
   readonly agents: Agent[];
@@ -70,6 +73,8 @@ export class Crew {
   private latestRun: object | undefined;
   private readonly logFile: TaskLogFile | undefined;
 
+  constructor(options: Omit<CrewOptions, "tasks"> & { tasks: [...Task[], Task & { output?: TaskOutput<T> }] });
+  constructor(options: CrewOptions);
   constructor(options: CrewOptions) {
     // Copies of a valid crew skip validation (kickoffForEach makes one per input).
     const trusted = isTrustedConstruction();
@@ -100,8 +105,8 @@ export class Crew {
    * after-kickoff hooks. Tools are cached across agents for this kickoff only. Emits
    * crew_kickoff_started, then crew_kickoff_completed or crew_kickoff_failed (and rethrows).
    */
-  async kickoff(inputs?: KickoffInputs): Promise<CrewOutput> {
-    return this.run(inputs);
+  async kickoff(inputs?: KickoffInputs): Promise<CrewOutput<T>> {
+    return (await this.run(inputs)) as CrewOutput<T>;
   }
 
   /**
@@ -109,7 +114,7 @@ export class Crew {
    * other); outputs in input order, `usageMetrics` summed over the runs. As in CrewAI, no kickoff is
    * left to replay afterwards.
    */
-  async kickoffForEach(inputsList: KickoffInputs[], options: { concurrency?: number } = {}): Promise<CrewOutput[]> {
+  async kickoffForEach(inputsList: KickoffInputs[], options: { concurrency?: number } = {}): Promise<CrewOutput<T>[]> {
     const concurrency = options.concurrency ?? DEFAULT_FOR_EACH_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(`kickoffForEach concurrency must be a positive integer, got ${String(concurrency)}.`);
@@ -143,11 +148,11 @@ export class Crew {
   }
 
   /** A new crew with copies of the agents and tasks (context pointing at the copied tasks) and the same options. */
-  copy(): Crew {
+  copy(): Crew<T> {
     return withTrustedConstruction(() => this.copyTrusted());
   }
 
-  private copyTrusted(): Crew {
+  private copyTrusted(): Crew<T> {
     const agentCopies = new Map<Agent, Agent>();
     const copyAgent = (agent: Agent): Agent => {
       let copied = agentCopies.get(agent);
@@ -165,7 +170,7 @@ export class Crew {
       return copied;
     });
     const { managerAgent, beforeKickoff, afterKickoff, knowledgeSources } = this.options;
-    return new Crew({
+    return new Crew<T>({
       ...this.options,
       agents,
       tasks,
@@ -258,13 +263,13 @@ export class Crew {
    * keep the outputs stored then, which later tasks read as context. The inputs are those of that
    * kickoff, used as stored, unless new ones are given (they go through the before-kickoff hooks).
    */
-  async replay(taskId: string, inputs?: KickoffInputs): Promise<CrewOutput> {
+  async replay(taskId: string, inputs?: KickoffInputs): Promise<CrewOutput<T>> {
     if (this.process === Process.hierarchical) {
       throw new CrewReplayError(
         "Replay is not supported for hierarchical process: the manager decides who does each task, so earlier steps cannot be restored. Run kickoff() again instead.",
       );
     }
-    return this.run(inputs, {}, { replayTaskId: taskId, beforeKickoff: inputs !== undefined });
+    return (await this.run(inputs, {}, { replayTaskId: taskId, beforeKickoff: inputs !== undefined })) as CrewOutput<T>;
   }
 
   /** One kickoff; `execute` and `mode` let replay start part-way (see ExecuteTasksOptions). */

@@ -18,7 +18,9 @@ export interface TaskOptions<S extends z.ZodType = z.ZodType> {
   description: string;
   /** What a good answer looks like; `{placeholders}` are filled from the kickoff inputs. */
   expectedOutput: string;
+  /** The agent that does the task (in a hierarchical crew, the manager picks one when unset). */
   agent?: Agent;
+  /** A short name for events, logs and verbose output (default: none; the description is shown instead). */
   name?: string;
   /** Tasks whose outputs are this task's context. Undefined: in a crew, all earlier outputs; []: none. */
   context?: Task[];

@@ -25,9 +25,9 @@ interface Result {
   stderr: string;
 }
 
-function sh(file: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Result> {
+function sh(file: string, args: string[], cwd: string, timeoutMs = 120_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, env: { ...env, ...extraEnv }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -44,13 +44,13 @@ async function must(result: Promise<Result>, what: string): Promise<Result> {
 }
 
 beforeAll(async () => {
+  // As from a fresh clone: crewts is in no registry, so create packs the built crewts into each
+  // project (file:crewts-<version>.tgz) and a plain npm install works.
   await must(sh("npm", ["run", "build"], REPO), "npm run build");
-  const packed = await must(sh("npm", ["pack", "--pack-destination", work], REPO), "npm pack");
-  const tarball = join(work, packed.stdout.trim().split("\n").at(-1)!);
   const cli = join(REPO, "dist", "cli", "main.js");
   await must(sh("node", [cli, "create", "crew", "latest_ai_development", "--dir", work], work), "create crew");
   await must(sh("node", [cli, "create", "flow", "poem_flow", "--dir", work], work), "create flow");
-  const install = ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"];
+  const install = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
   await Promise.all([must(sh("npm", install, crewDir), "npm install (crew)"), must(sh("npm", install, flowDir), "npm install (flow)")]);
 }, 240_000);
 
@@ -60,11 +60,23 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
 
 describe("a created crew project", () => {
-  it("runs offline with crewts run, saying so on its first line", async () => {
+  it("depends on the crewts that created it, packed next to it, and links to no registry page", () => {
+    const version = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
+    for (const dir of [crewDir, flowDir]) {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+      expect(pkg.dependencies.crewts).toBe(`file:crewts-${version}.tgz`);
+      expect(existsSync(join(dir, `crewts-${version}.tgz`))).toBe(true);
+      expect(readFileSync(join(dir, "README.md"), "utf8")).not.toContain("npmjs.com");
+      expect(existsSync(join(dir, "node_modules", "crewts", "dist", "index.js"))).toBe(true);
+    }
+  });
+
+  it("runs offline with crewts run, saying so on its first line, and prints the answer once", async () => {
     const { code, stdout, stderr } = await crewts(crewDir, "run");
     expect(code, stderr).toBe(0);
     expect(stdout.split("\n")[0]).toMatch(/^Running offline against the built-in mock server/);
     expect(stdout).toContain("## Review the context");
+    expect(stdout.split("## Review the context").length - 1).toBe(1);
     expect(readFileSync(join(crewDir, "report.md"), "utf8")).toContain("Written offline by the mock model");
   });
 
@@ -114,9 +126,56 @@ describe("a created crew project", () => {
     }
   });
 
+  it("reports an error in the project's own code with its file and line, not as a crewts bug", async () => {
+    const file = join(crewDir, "src", "crew.ts");
+    const original = readFileSync(file, "utf8");
+    const line = original.split("\n").indexOf("  @agent") + 1;
+    // The second @agent (line + 5) keeps the first one right, so the line of the typo is the first.
+    writeFileSync(file, original.replace("  @agent\n", "  @agnet\n"));
+    try {
+      const { code, stderr } = await crewts(crewDir, "run");
+      expect(code).toBe(1);
+      expect(stderr).toContain("Error: ReferenceError: agnet is not defined");
+      expect(stderr).toMatch(new RegExp(`at src/crew\\.ts:${line}:\\d+ \\(in this project's code\\)`));
+      expect(stderr).toContain(`${line} | @agnet`);
+      expect(stderr).not.toContain("bug in crewts");
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+
+  it("names the environment variable a bad MODEL came from, not agents.yaml", async () => {
+    const { code, stderr } = await sh(join(crewDir, "node_modules", ".bin", "crewts"), ["run"], crewDir, 60_000, { MODEL: "foo/bar" });
+    expect(code).toBe(1);
+    expect(stderr).toContain('The environment variable MODEL is invalid: model "foo/bar" has provider "foo" that crewts does not know.');
+    expect(stderr).not.toContain("agents.yaml");
+    noStack(stderr);
+  });
+
+  it("says crewts flow kickoff is for flow projects", async () => {
+    const { code, stderr } = await crewts(crewDir, "flow", "kickoff");
+    expect(code).toBe(1);
+    expect(stderr).toContain("latest_ai_development is a crew project");
+    expect(stderr).toContain("run the crew with crewts run");
+  });
+
   it("type-checks with the project's own TypeScript", async () => {
     const { code, stdout } = await sh(join(crewDir, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], crewDir);
     expect(code, stdout).toBe(0);
+  });
+});
+
+describe("outside a project", () => {
+  it("log-tasks-outputs and reset-memories -a fail and say to run them inside a crewts project", async () => {
+    const outside = join(work, "outside");
+    mkdirSync(outside, { recursive: true });
+    const bin = join(crewDir, "node_modules", ".bin", "crewts");
+    for (const args of [["log-tasks-outputs"], ["reset-memories", "-a"]]) {
+      const { code, stderr } = await sh(bin, args, outside);
+      expect(code, args.join(" ")).toBe(1);
+      expect(stderr).toContain(`crewts ${args[0]} works on a project's stored data`);
+      expect(stderr).toContain("Run it inside a crewts project");
+    }
   });
 });
 
