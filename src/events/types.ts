@@ -49,7 +49,8 @@ export interface EventPayloads {
   crew_kickoff_completed: EventSource & { crewId: string; output: string; tokenUsage: TokenUsage & { successfulRequests: number } };
   crew_kickoff_failed: EventSource & { crewId: string; error: string };
 
-  task_started: EventSource & { taskId: string; context: string };
+  /** `taskDescription` is the task as written, so displays can name a task that has no name. */
+  task_started: EventSource & { taskId: string; context: string; taskDescription?: string };
   task_completed: EventSource & { taskId: string; output: string };
   task_failed: EventSource & { taskId: string; error: string };
 
@@ -101,6 +102,7 @@ export interface EventPayloads {
   flow_started: EventSource & { flowName: string; flowId: string; inputs: Record<string, unknown> };
   flow_finished: EventSource & { flowName: string; flowId: string; result: unknown; durationMs: number };
   method_execution_started: EventSource & { flowName: string; flowId: string; methodName: string; state: unknown };
+  /** `route`: for a router, the labels its result emitted (empty when none). */
   method_execution_finished: EventSource & {
     flowName: string;
     flowId: string;
@@ -108,6 +110,7 @@ export interface EventPayloads {
     result: unknown;
     state: unknown;
     durationMs: number;
+    route?: string[];
   };
   method_execution_failed: EventSource & { flowName: string; flowId: string; methodName: string; error: string; durationMs: number };
 

@@ -41,11 +41,13 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
   readonly #persistence: FlowPersistence | undefined;
   #defaultPersistence: SQLiteFlowPersistence | undefined;
   readonly #definition: FlowDefinition;
+  // The constructor's verbose option wins over the class field (which a subclass sets after the constructor ran).
+  readonly #verboseOption: boolean | undefined;
 
   /** Checks the class's decorators (once per class), so a broken flow fails where it is built. */
   constructor(options: FlowOptions = {}) {
     this.#persistence = options.persistence;
-    if (options.verbose !== undefined) this.verbose = options.verbose;
+    this.#verboseOption = options.verbose;
     this.#definition = flowDefinition(this);
   }
 
@@ -74,7 +76,7 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
     try {
       const state = alongside ? await this.#stateFrom(this.#freshBase(), inputs ?? {}) : await this.#ownState(inputs);
       const instance = alongside ? runView(this, state) : this;
-      releaseVerbose = this.verbose ? printFlow(String(state.id)) : undefined;
+      releaseVerbose = (this.#verboseOption ?? this.verbose) ? printFlow(String(state.id)) : undefined;
       if (eventBus.hasListeners("flow_started")) {
         eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }

@@ -233,6 +233,7 @@ export class FlowRun {
         result,
         state: stateSnapshot(state),
         durationMs: performance.now() - startedAt,
+        ...(method.isRouter && { route: routeOf(result) }),
       });
     }
     return result;
@@ -268,6 +269,13 @@ function emitsLabel(out: unknown): boolean {
     default:
       return Array.isArray(out) && out.some(emitsLabel);
   }
+}
+
+/** The labels a router's result emits. */
+function routeOf(out: unknown): string[] {
+  const labels: string[] = [];
+  addLabels(out, out, labels, []);
+  return labels;
 }
 
 /** A router that declares `emit` must return one of those labels (or none): anything else is a FlowRouterError. */
