@@ -249,6 +249,58 @@ describe("crewts chat under a real terminal (tmux)", () => {
   }, 120_000);
 });
 
+describe("interactive commands under a real terminal (tmux)", () => {
+  /** Runs `command` in a private tmux session in the crew project; returns helpers to type and to wait for text. */
+  async function terminal(name: string, command: string) {
+    const socket = `crewts-test-${name}-${process.pid}`;
+    const t = (...args: string[]) => sh("tmux", ["-L", socket, ...args], crewDir);
+    const screen = async () => (await t("capture-pane", "-p", "-t", name, "-S", "-200")).stdout;
+    const waitFor = async (pattern: RegExp, what: string): Promise<string> => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const text = await screen();
+        if (pattern.test(text)) return text;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the terminal shows:\n${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    await must(t("new-session", "-d", "-s", name, "-x", "160", "-y", "60", `${command}; echo EXIT=$?; sleep 600`), "tmux new-session");
+    return { keys: (...keys: string[]) => t("send-keys", "-t", name, ...keys), waitFor, close: () => t("kill-server") };
+  }
+  const bin = () => join(crewDir, "node_modules", ".bin", "crewts");
+
+  it("Ctrl-C at a chat prompt ends the chat with exit code 130", async () => {
+    const chat = await terminal("chatc", `${bin()} chat`);
+    try {
+      await chat.waitFor(/topic\?/, "the topic prompt");
+      await chat.keys("C-c");
+      const done = await chat.waitFor(/EXIT=\d+/, "the end of the chat");
+      expect(done).toContain("EXIT=130");
+    } finally {
+      await chat.close();
+    }
+  }, 60_000);
+
+  it("train asks for feedback on each result and says where it saved what the agents learned", async () => {
+    const train = await terminal("train", `${bin()} train -n 1 -f trained_data.json`);
+    try {
+      // One prompt per task output; the prompt waits at the bottom of the screen with nothing typed after it.
+      for (let answered = 0; ; answered++) {
+        const text = await train.waitFor(/press Enter if it is good\): *\s*$|EXIT=\d+/, "a feedback prompt or the end");
+        if (/EXIT=\d+/.test(text)) break;
+        await train.keys("Use more numbers", "Enter");
+        await train.waitFor(new RegExp(`(good\\): Use more numbers[\\s\\S]*){${answered + 1}}`), "the answer on screen");
+      }
+      const done = await train.waitFor(/EXIT=\d+/, "the end of training");
+      expect(done).toContain("EXIT=0");
+      expect(done).toContain(`Saved what the agents learned to ${join(crewDir, "trained_data.json")}`);
+      expect(existsSync(join(crewDir, "trained_data.json"))).toBe(true);
+    } finally {
+      await train.close();
+    }
+  }, 90_000);
+});
+
 describe("the installed binary", () => {
   it("answers --help for every command", async () => {
     const commands = [[], ["create", "crew"], ["create", "flow"], ["run"], ["flow", "kickoff"], ["flow", "plot"], ["replay"], ["log-tasks-outputs"], ["train"], ["test"], ["reset-memories"], ["chat"], ["version"]];

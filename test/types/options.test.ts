@@ -3,10 +3,14 @@
 // input fits the interface.
 import { describe, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import { agentOptionsSchema, type AgentOptions } from "../../src/agent/AgentOptions.js";
-import { crewOptionsSchema, type CrewOptions } from "../../src/crew/CrewOptions.js";
-import { llmOptionsSchema, type LLMOptions } from "../../src/llm/LLMOptions.js";
-import { taskOptionsShape, type TaskOptions } from "../../src/task/TaskOptions.js";
+import type { agentOptionsSchema} from "../../src/agent/AgentOptions.js";
+import { type AgentOptions } from "../../src/agent/AgentOptions.js";
+import type { crewOptionsSchema} from "../../src/crew/CrewOptions.js";
+import { type CrewOptions } from "../../src/crew/CrewOptions.js";
+import type { llmOptionsSchema} from "../../src/llm/LLMOptions.js";
+import { type LLMOptions } from "../../src/llm/LLMOptions.js";
+import type { taskOptionsShape} from "../../src/task/TaskOptions.js";
+import { type TaskOptions } from "../../src/task/TaskOptions.js";
 
 type Keys<T> = keyof T & string;
 

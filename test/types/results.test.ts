@@ -2,7 +2,7 @@
 // kickoffs) and `npm run typecheck` checks the expectTypeOf lines.
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { Agent, Crew, CrewOutput, Flow, listen, start, Task, type AgentOptions, type Guardrail } from "../../src/index.js";
+import { Agent, Crew, Flow, listen, start, Task, type AgentOptions, type CrewOutput, type Guardrail } from "../../src/index.js";
 import { FakeLLM } from "../../src/testing/index.js";
 
 const Brief = z.object({ title: z.string(), points: z.array(z.string()) });
@@ -28,10 +28,11 @@ describe("typed results", () => {
   it("a crew whose last task has no schema, or whose tasks are an array, parses into unknown", () => {
     const { agent, research, brief } = crewParts([]);
     const lastUntyped = new Crew({ agents: [agent], tasks: [brief, research] });
-    expectTypeOf<Awaited<ReturnType<typeof lastUntyped.kickoff>>>().toEqualTypeOf<CrewOutput<unknown>>();
+    expectTypeOf(lastUntyped).toEqualTypeOf<Crew<unknown>>();
+    expectTypeOf<Awaited<ReturnType<Crew<unknown>["kickoff"]>>>().toEqualTypeOf<CrewOutput<unknown>>();
     const tasks: Task[] = [research, brief];
     const fromArray = new Crew({ agents: [agent], tasks });
-    expectTypeOf<Awaited<ReturnType<typeof fromArray.kickoff>>>().toEqualTypeOf<CrewOutput<unknown>>();
+    expectTypeOf(fromArray).toEqualTypeOf<Crew<unknown>>();
   });
 
   it("flow.kickoff() resolves to the result type the flow declares", async () => {
