@@ -51,7 +51,9 @@ function offlineAnswer(request: MockRequest): string {
   const all = texts.join("\\n");
   const schema = /JSON schema[^{]*(\\{[\\s\\S]*\\})/.exec(texts.at(-1) ?? "")?.[1];
   const react = all.includes("Final Answer:");
-  if (!react && !schema) return answerFromContext(messages, texts);
+  // A task prompt (agents without tools get one with no ReAct format) gets a draft; anything else is a question.
+  const task = all.includes("Current Task:");
+  if (!react && !schema && !task) return answerFromContext(messages, texts);
   const answer = schema ? JSON.stringify(sampleOf(parseSchema(schema))) : draft(all);
   return react ? "Thought: I now know the final answer\\nFinal Answer: " + answer : answer;
 }
