@@ -40,7 +40,8 @@ export async function create(ctx: CliContext, kind: "crew" | "flow", name: strin
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content);
   }
-  if (dependency.source === "tarball") files[dependency.spec.slice("file:".length)] = "";
+  const written = Object.keys(files);
+  if (dependency.source === "tarball") written.push(dependency.spec.slice("file:".length));
   const shown = relative(process.cwd(), root) || ".";
   const cd = shown.startsWith("..") || shown === "." ? root : shown;
   print(`Created ${kind} "${names.title}" in ${cd}`);
@@ -56,7 +57,7 @@ export async function create(ctx: CliContext, kind: "crew" | "flow", name: strin
   print(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
   print("  npm install");
   print(`  npx crewts run        # offline against a mock model until you put a key in .env`);
-  return { root, files: Object.keys(files).sort() };
+  return { root, files: written.sort() };
 }
 
 function crewFiles(names: ProjectNames): Record<string, string> {
