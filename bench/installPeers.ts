@@ -13,9 +13,11 @@ const installedLock = join(bench, "node_modules", ".package-lock.json");
 /** True when bench/node_modules holds what bench/package-lock.json asks for. */
 function peersInstalled(): boolean {
   if (!existsSync(installedLock)) return false;
-  const wanted = JSON.parse(readFileSync(lock, "utf8")) as { packages?: Record<string, { version?: string }> };
-  const have = JSON.parse(readFileSync(installedLock, "utf8")) as { packages?: Record<string, { version?: string }> };
-  return Object.entries(wanted.packages ?? {}).every(([path, pkg]) => path === "" || have.packages?.[path]?.version === pkg.version);
+  type Lock = { packages?: Record<string, { version?: string; optional?: boolean; extraneous?: boolean }> };
+  const wanted = JSON.parse(readFileSync(lock, "utf8")) as Lock;
+  const have = JSON.parse(readFileSync(installedLock, "utf8")) as Lock;
+  // Optional packages of other platforms (native builds) are in the lock but never installed here.
+  return Object.entries(wanted.packages ?? {}).every(([path, pkg]) => path === "" || pkg.optional === true || pkg.extraneous === true || have.packages?.[path]?.version === pkg.version);
 }
 
 if (!peersInstalled()) {
