@@ -80,7 +80,7 @@ const rowCells = (r: ResultRow) => [
 function machine(): string[] {
   const version = (pkg: string) => {
     try {
-      return (JSON.parse(readFileSync(join(root, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
+      return (JSON.parse(readFileSync(join(root, "bench", "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
     } catch {
       return "not installed";
     }

@@ -99,7 +99,8 @@ export function footprintOf(roots: string[], countRoots: boolean): Footprint {
 
 /** Runs the footprint comparison. */
 export async function footprintScenarios(config: BenchConfig): Promise<ScenarioReport> {
-  const nm = join(config.root, "node_modules");
+  // The peers are bench/'s own dependencies (bench/package.json), installed next to it.
+  const nm = join(config.root, "bench", "node_modules");
   const crewtsDist = existsSync(join(config.root, "dist")) ? dirSize(join(config.root, "dist")).bytes : 0;
   const ours = footprintOf([config.root], false);
   const peers: { name: string; fp: Footprint }[] = [

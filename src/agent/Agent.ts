@@ -16,6 +16,7 @@ import type { BaseTool } from "../tools/BaseTool.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 import { ToolRunner } from "../tools/ToolRunner.js";
 import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
+import { unknownOptionMessage } from "../tools/unknownOption.js";
 import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
 import { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, formatDate, type AgentOptions } from "./AgentOptions.js";
@@ -84,7 +85,10 @@ export class Agent {
   constructor(options: AgentOptions) {
     const parsed = isTrustedConstruction() ? undefined : agentOptionsSchema.safeParse(options);
     if (parsed && !parsed.success) {
-      const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+      const known = Object.keys(agentOptionsSchema.shape);
+      const issues = parsed.error.issues.map((i) =>
+        i.code === "unrecognized_keys" ? i.keys.map((k) => unknownOptionMessage(k, known, "Agent")).join("; ") : i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message,
+      );
       throw new AgentConfigError(`Invalid Agent options: ${issues.join("; ")}.`);
     }
     // Kept as given, but an embedder key in them must not show when the agent is logged or serialized.

@@ -5,17 +5,22 @@ import type { BaseKnowledgeSource } from "../knowledge/sources/BaseKnowledgeSour
 import type { BaseLLM } from "../llm/types.js";
 import { mcpsOption, type MCPServerReference } from "../mcp/config.js";
 import { BaseTool } from "../tools/BaseTool.js";
+import type { Guardrail } from "../task/guardrails.js";
 import type { AgentStep } from "./AgentExecutor.js";
 
 /** Options of `new Agent(...)`. */
 export interface AgentOptions {
+  /** Who the agent is, e.g. "Senior Researcher"; tasks and delegation refer to agents by role. */
   role: string;
+  /** What the agent is trying to achieve; goes into its system prompt. */
   goal: string;
+  /** The agent's background and manner; goes into its system prompt. */
   backstory: string;
   /** A BaseLLM or a model string ("openai/gpt-4o"); default from CREWTS_MODEL / MODEL, else openai/gpt-4o-mini. */
   llm?: string | BaseLLM;
   /** The model that drives tool calls when the agent has tools (default: `llm`). */
   functionCallingLLM?: string | BaseLLM;
+  /** Tools the agent may call (made with tool() or a BaseTool subclass). */
   tools?: BaseTool[];
   /** MCP servers whose tools the agent gets: URL strings (streamable HTTP; `#tool` keeps one tool) or config objects. */
   mcps?: MCPServerReference[];
@@ -27,12 +32,15 @@ export interface AgentOptions {
   maxExecutionTime?: number;
   /** How often a failed execution is retried (default 2). */
   maxRetryLimit?: number;
+  /** Give the agent the tools to delegate work to, and ask questions of, its crew's other agents (default false). */
   allowDelegation?: boolean;
+  /** Print a live account of the agent's work (thoughts, tool calls, answers). */
   verbose?: boolean;
   /** Think through a plan before acting; the plan is added to the task. */
   reasoning?: boolean;
   /** Most reasoning attempts (default 1). */
   maxReasoningAttempts?: number;
+  /** Called after every step of the agent's loop (a tool use, or the final answer). */
   stepCallback?: (step: AgentStep) => void | Promise<void>;
   /** Summarize the history when it outgrows the context window (default true); false stops with an error. */
   respectContextWindow?: boolean;
@@ -62,8 +70,8 @@ export interface AgentOptions {
   knowledgeConfig?: KnowledgeConfig;
   /** Embeds the agent's knowledge (default: the crew's embedder; none: keyword search). */
   embedder?: EmbedderSpec;
-  /** Checks the output of `agent.kickoff`; failures are fed back for another attempt. */
-  guardrail?: unknown;
+  /** Checks the agent's output, as a task's guardrail does: a function returning [ok, resultOrError], or a rule an LLM judges. */
+  guardrail?: Guardrail;
   /** Attempts for the guardrail (default 3). */
   guardrailMaxRetries?: number;
 }

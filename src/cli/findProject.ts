@@ -63,6 +63,8 @@ export function findProjectRoot(from: string = process.cwd()): string | undefine
 }
 
 function isProject(pkg: PackageJson): boolean {
+  // crewts's own checkout depends on itself (so npx crewts works there) but is not a project.
+  if (pkg.name === "crewts") return false;
   return pkg.crewts !== undefined || pkg.dependencies?.crewts !== undefined || pkg.devDependencies?.crewts !== undefined;
 }
 

@@ -40,9 +40,10 @@ export function createProgram(ctx: CliContext, output: ProgramOutput = {}): { pr
       .description(kind === "crew" ? "create a crew project: agents and tasks in YAML, a crew class, run/train/replay/test entry points" : "create a flow project: a flow whose steps run a crew")
       .argument("<name>", "project name, e.g. latest_ai_development (also the folder and package name, in lower case)")
       .option("-d, --dir <folder>", "create the project folder inside this folder", ".")
+      .option("--crewts <spec>", "the project's crewts dependency, e.g. ^0.2.0 (default: this crewts's version when it came from a registry, else a tarball of it packed into the project; env CREWTS_DEPENDENCY)")
       .action(lazy(async () => {
         const { create: run } = await import("./commands/create.js");
-        return async (name: string, options: { dir: string }) => void (await run(ctx, kind, name, options));
+        return async (name: string, options: { dir: string; crewts?: string }) => void (await run(ctx, kind, name, options));
       }));
   }
 
@@ -215,12 +216,13 @@ export function createProgram(ctx: CliContext, output: ProgramOutput = {}): { pr
     .argument("[args...]")
     .action(lazy(async () => {
       const { runProjectAction } = await import("./runner/projectRunner.js");
+      const { explainProjectError } = await import("./runner/projectErrors.js");
       return async (action: string, entry: string, args: string[]) => {
         let code: number;
         try {
           code = await runProjectAction(action as Parameters<typeof runProjectAction>[0], entry, args);
         } catch (error) {
-          code = reportError(error, output.writeErr);
+          code = reportError(explainProjectError(error, process.cwd()), output.writeErr);
         }
         // The action is over: a server or timer the project left open must not keep the command hanging.
         process.exit(code);

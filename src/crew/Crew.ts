@@ -46,8 +46,11 @@ import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkChec
  */
 export const DEFAULT_FOR_EACH_CONCURRENCY = 1;
 
-/** A group of agents working through tasks together, in order or under a manager (CrewAI's Crew). */
-export class Crew {
+/**
+ * A group of agents working through tasks together, in order or under a manager (CrewAI's Crew).
+ * `T` is what the last task's outputSchema parses into, inferred from the tasks given (unknown without one).
+ */
+export class Crew<T = unknown> {
   readonly id: string = randomUUID();
   readonly name: string;
   readonly agents: Agent[];
@@ -78,6 +81,8 @@ export class Crew {
   /** Where and when kickoffs write checkpoints (undefined: they write none). */
   readonly checkpointConfig: CheckpointConfig | undefined;
 
+  constructor(options: Omit<CrewOptions, "tasks"> & { tasks: [...Task[], Task & { output?: TaskOutput<T> }] });
+  constructor(options: CrewOptions);
   constructor(options: CrewOptions) {
     // Copies of a valid crew skip validation (kickoffForEach makes one per input).
     const trusted = isTrustedConstruction();
@@ -116,14 +121,13 @@ export class Crew {
    * `signal` cancels it (KickoffAbortedError); `stream: true` (or the crew's `stream` option) resolves
    * to a StreamingOutput whose `result` is the CrewOutput.
    */
-  kickoff(inputs: KickoffInputs | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<CrewOutput>>;
-  kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<CrewOutput>;
-  async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput | StreamingOutput<CrewOutput>> {
+  kickoff(inputs: KickoffInputs | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<CrewOutput<T>>>;
+  kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<CrewOutput<T>>;
+  async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput<T> | StreamingOutput<CrewOutput<T>>> {
     if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
     const hooks = this.options.hooks;
-    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, () =>
-      this.run(inputs, {}, options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {}),
-    );
+    const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
+    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, async () => (await this.run(inputs, {}, mode)) as CrewOutput<T>);
   }
 
   /**
@@ -131,9 +135,9 @@ export class Crew {
    * other); outputs in input order, `usageMetrics` summed over the runs. As in CrewAI, no kickoff is
    * left to replay afterwards.
    */
-  kickoffForEach(inputsList: KickoffInputs[], options: ForEachOptions & { stream: true }): Promise<StreamingOutput<CrewOutput[]>>;
-  kickoffForEach(inputsList: KickoffInputs[], options?: ForEachOptions): Promise<CrewOutput[]>;
-  async kickoffForEach(inputsList: KickoffInputs[], options: ForEachOptions = {}): Promise<CrewOutput[] | StreamingOutput<CrewOutput[]>> {
+  kickoffForEach(inputsList: KickoffInputs[], options: ForEachOptions & { stream: true }): Promise<StreamingOutput<CrewOutput<T>[]>>;
+  kickoffForEach(inputsList: KickoffInputs[], options?: ForEachOptions): Promise<CrewOutput<T>[]>;
+  async kickoffForEach(inputsList: KickoffInputs[], options: ForEachOptions = {}): Promise<CrewOutput<T>[] | StreamingOutput<CrewOutput<T>[]>> {
     if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoffForEach(inputsList, { ...options, signal, stream: false }));
     const concurrency = options.concurrency ?? DEFAULT_FOR_EACH_CONCURRENCY;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -174,11 +178,11 @@ export class Crew {
   }
 
   /** A new crew with copies of the agents and tasks (context pointing at the copied tasks) and the same options. */
-  copy(): Crew {
+  copy(): Crew<T> {
     return withTrustedConstruction(() => this.copyTrusted());
   }
 
-  private copyTrusted(): Crew {
+  private copyTrusted(): Crew<T> {
     const agentCopies = new Map<Agent, Agent>();
     const copyAgent = (agent: Agent): Agent => {
       let copied = agentCopies.get(agent);
@@ -196,7 +200,7 @@ export class Crew {
       return copied;
     });
     const { managerAgent, beforeKickoff, afterKickoff, knowledgeSources } = this.options;
-    return new Crew({
+    return new Crew<T>({
       ...this.options,
       agents,
       tasks,
@@ -289,13 +293,13 @@ export class Crew {
    * keep the outputs stored then, which later tasks read as context. The inputs are those of that
    * kickoff, used as stored, unless new ones are given (they go through the before-kickoff hooks).
    */
-  async replay(taskId: string, inputs?: KickoffInputs): Promise<CrewOutput> {
+  async replay(taskId: string, inputs?: KickoffInputs): Promise<CrewOutput<T>> {
     if (this.process === Process.hierarchical) {
       throw new CrewReplayError(
         "Replay is not supported for hierarchical process: the manager decides who does each task, so earlier steps cannot be restored. Run kickoff() again instead.",
       );
     }
-    return this.run(inputs, {}, { replayTaskId: taskId, beforeKickoff: inputs !== undefined });
+    return (await this.run(inputs, {}, { replayTaskId: taskId, beforeKickoff: inputs !== undefined })) as CrewOutput<T>;
   }
 
   /** One kickoff; `execute` and `mode` let replay start part-way (see ExecuteTasksOptions). */

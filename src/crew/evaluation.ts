@@ -187,15 +187,16 @@ export function formatTestTable(runs: readonly TestRun[], averages: CrewTestResu
       agents[0] !== undefined ? `- ${agents[0]}` : "",
     ]);
     for (const agent of agents.slice(1)) rows.push([...blank().slice(0, -1), `- ${agent}`]);
-    if (taskIndex < agentsPerTask.length - 1) rows.push(blank());
   });
+  const totalsAt = rows.length;
   rows.push(["Crew", ...averages.runScores.map((s) => score(s, 2)), score(averages.overall, 1), ""]);
   rows.push(["Execution Time (s)", ...runs.map((run) => seconds(run.totalDurationMs)), seconds(averages.durationMs), ""]);
 
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
   const line = (cells: readonly string[]): string => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
   const rule = `+${widths.map((w) => "-".repeat(w + 2)).join("+")}+`;
-  return ["Tasks Scores", "(1-10, higher is better)", rule, line(header), rule, ...rows.map(line), rule].join("\n");
+  // A rule (not an empty row) sets the crew's totals apart from the tasks, as in CrewAI's table.
+  return ["Tasks Scores", "(1-10, higher is better)", rule, line(header), rule, ...rows.slice(0, totalsAt).map(line), rule, ...rows.slice(totalsAt).map(line), rule].join("\n");
 }
 
 // Measures task durations from task events, for task objects that do not time themselves.

@@ -1,7 +1,7 @@
 import { eventBus } from "./EventBus.js";
 import { CLEAR_LINE, paint, shorten, stripControls, supportsColor, wrapLine, type TextStyle, type VerboseStream } from "./terminalText.js";
 import type { CrewtsEvent, EventSource } from "./types.js";
-import { toVerboseRecord, VERBOSE_EVENT_TYPES, type VerboseLevel, type VerboseRecord } from "./VerboseRecord.js";
+import { toVerboseRecord, VERBOSE_EVENT_TYPES, type VerboseContext, type VerboseLevel, type VerboseRecord } from "./VerboseRecord.js";
 
 /** Options of a VerbosePrinter. */
 export interface VerbosePrinterOptions {
@@ -34,6 +34,25 @@ const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "
 const FRAME_MS = 80;
 const MAX_CHARS = 1200;
 const MAX_LINES = 20;
+// One level of the tree (crew or flow, task or method, agent, step).
+const GUIDE = "│ ";
+const EXCERPT_CHARS = 60;
+
+/** Which start event a completion event closes: its task, else its crew. */
+function runKey(event: CrewtsEvent): string | undefined {
+  if (event.type.startsWith("task_")) return event.taskId === undefined ? undefined : `task:${event.taskId}`;
+  if (event.type.startsWith("crew_kickoff_")) return event.crewId === undefined ? undefined : `crew:${event.crewId}`;
+  return "other";
+}
+
+/** The start of a task's description, on one line, for a task without a name. */
+function excerpt(text: string): string {
+  const flat = stripControls(text).replace(/\s+/g, " ").trim();
+  if (flat.length <= EXCERPT_CHARS) return flat;
+  const cut = flat.slice(0, EXCERPT_CHARS);
+  // At a word boundary when there is one in the second half.
+  return `${(cut.lastIndexOf(" ") > EXCERPT_CHARS / 2 ? cut.slice(0, cut.lastIndexOf(" ")) : cut).trimEnd()}…`;
+}
 
 /** Events of the crew `crewId`, and events of its agents (ids from `agentIds`, read per event) that carry no crew id, such as delegated work. */
 export function matchCrew(crewId: string, agentIds: () => Iterable<{ id: string }>): (source: EventSource) => boolean {
@@ -57,7 +76,6 @@ export class VerbosePrinter {
   private readonly animate: boolean;
   private readonly spinnerDelayMs: number;
   private offs: (() => void)[] = [];
-  private written = 0;
   private sinkDone: Promise<void> = Promise.resolve();
   private sinkWarned = false;
   // LLM calls in flight, oldest first, for the progress line.
@@ -65,6 +83,10 @@ export class VerbosePrinter {
   private timer: NodeJS.Timeout | undefined;
   private progressShown = false;
   private frame = 0;
+  private readonly startedAt = new Map<string, number>();
+  private readonly taskLabels = new Map<string, string>();
+  // How the latest call of each agent's tools went, until the agent's step reports the call.
+  private readonly tools = new Map<string, NonNullable<VerboseContext["tool"]>>();
 
   constructor(private readonly options: VerbosePrinterOptions) {
     this.stream = options.stream ?? verboseDefaults.stream ?? process.stdout;
@@ -137,28 +159,68 @@ export class VerbosePrinter {
     if (!this.options.match(event)) return;
     if (event.type === "llm_call_started") return this.callStarted(event);
     if (event.type === "llm_call_completed" || event.type === "llm_call_failed") this.callEnded(event.callId);
-    const record = toVerboseRecord(event);
+    // A tool call is shown once, with the agent step that reports it: its events only say how it went.
+    if (event.type === "tool_usage_finished" || event.type === "tool_usage_error") return this.toolEvent(event);
+    const record = toVerboseRecord(event, this.context(event));
     if (!record) return;
     this.print(record);
     this.sink(record);
   }
 
+  private toolEvent(event: CrewtsEvent<"tool_usage_finished" | "tool_usage_error">): void {
+    const key = `${event.agentId ?? event.agentRole ?? ""}\u0000${event.toolName}`;
+    const before = this.tools.get(key);
+    if (event.type === "tool_usage_error") this.tools.set(key, { fromCache: false, error: event.error, attempts: (before?.error !== undefined ? before.attempts : 0) + 1 });
+    else this.tools.set(key, { fromCache: event.fromCache, durationMs: event.durationMs, attempts: (before?.error !== undefined ? before.attempts : 0) + 1 });
+  }
+
+  /** Start times (for the time each crew, task and flow took) and the labels of tasks without a name. */
+  private context(event: CrewtsEvent): VerboseContext {
+    const key = runKey(event);
+    const at = event.timestamp.getTime();
+    if (key === undefined) return {};
+    if (event.type === "task_started") this.taskLabels.set(event.taskId, event.taskName ?? excerpt(event.taskDescription ?? event.taskId));
+    const taskLabel = event.taskId !== undefined ? this.taskLabels.get(event.taskId) : undefined;
+    const context: VerboseContext = taskLabel !== undefined ? { taskLabel } : {};
+    if (event.type === "agent_logs_execution" && event.step.type === "action") {
+      const toolKey = `${event.agentId ?? event.agentRole}\u0000${event.step.tool ?? ""}`;
+      const tool = this.tools.get(toolKey);
+      this.tools.delete(toolKey);
+      if (tool) context.tool = tool;
+    }
+    if (event.type === "crew_kickoff_started" || event.type === "task_started") this.startedAt.set(key, at);
+    else if (event.type === "crew_kickoff_completed" || event.type === "crew_kickoff_failed" || event.type === "task_completed" || event.type === "task_failed") {
+      const started = this.startedAt.get(key);
+      this.startedAt.delete(key);
+      if (event.type === "task_completed" || event.type === "task_failed") this.taskLabels.delete(event.taskId);
+      if (started !== undefined) context.elapsedMs = at - started;
+    }
+    return context;
+  }
+
   private print(record: VerboseRecord): void {
     const c = (text: string, ...styles: TextStyle[]): string => (this.color ? paint(text, ...styles) : text);
     const width = this.animate && this.stream.columns ? this.stream.columns : 0;
-    const lines = [c(record.title, "bold", LEVEL_STYLE[record.level])];
-    for (const { label, value, whole } of record.fields) {
+    // The tree: a guide per level above the record, then the record's own branch.
+    const guides = c(GUIDE.repeat(record.depth), "dim");
+    const closing = record.depth === 0 && !record.type.endsWith("_started");
+    const under = closing ? "  " : c(GUIDE.repeat(record.depth + 1), "dim");
+    const branch = c(record.depth === 0 ? (closing ? "└ " : "┌ ") : "├ ", "dim");
+    const lines = [`${guides}${branch}${c(record.title, "bold", LEVEL_STYLE[record.level])}`];
+    const indent = GUIDE.length * (record.depth + 1);
+    for (const { label, value, whole, logOnly } of record.fields) {
+      if (logOnly) continue;
       const text = whole ? value : shorten(value, MAX_CHARS, MAX_LINES);
-      const head = `  ${label}: `;
+      const head = `${label}: `;
       const body = text.split("\n");
-      if (body.length === 1 && (!width || head.length + text.length <= width)) {
-        lines.push(`  ${c(`${label}:`, "dim")} ${text}`);
+      if (body.length === 1 && (!width || indent + head.length + text.length <= width)) {
+        lines.push(`${under}${c(`${label}:`, "dim")} ${text}`);
         continue;
       }
-      lines.push(`  ${c(`${label}:`, "dim")}`);
-      for (const line of body) for (const part of width ? wrapLine(line, width - 4) : [line]) lines.push(`    ${part}`);
+      lines.push(`${under}${c(`${label}:`, "dim")}`);
+      for (const line of body) for (const part of width ? wrapLine(line, Math.max(20, width - indent - 2)) : [line]) lines.push(`${under}  ${part}`);
     }
-    const text = `${this.written++ > 0 ? "\n" : ""}${lines.join("\n")}\n`;
+    const text = `${lines.join("\n")}\n`;
     this.stream.write(this.progressShown ? CLEAR_LINE + text : text);
     this.progressShown = false;
   }

@@ -59,7 +59,8 @@ export interface EventPayloads {
   /** `reason: "aborted"` when the kickoff's signal was aborted. */
   crew_kickoff_failed: EventSource & { crewId: string; error: string; reason?: "aborted" };
 
-  task_started: EventSource & { taskId: string; context: string };
+  /** `taskDescription` is the task as written, so displays can name a task that has no name. */
+  task_started: EventSource & { taskId: string; context: string; taskDescription?: string };
   task_completed: EventSource & { taskId: string; output: string };
   task_failed: EventSource & { taskId: string; error: string };
 
@@ -113,6 +114,7 @@ export interface EventPayloads {
   flow_started: EventSource & { flowName: string; flowId: string; inputs: Record<string, unknown> };
   flow_finished: EventSource & { flowName: string; flowId: string; result: unknown; durationMs: number };
   method_execution_started: EventSource & { flowName: string; flowId: string; methodName: string; state: unknown };
+  /** `route`: for a router, the labels its result emitted (empty when none). */
   method_execution_finished: EventSource & {
     flowName: string;
     flowId: string;
@@ -120,6 +122,7 @@ export interface EventPayloads {
     result: unknown;
     state: unknown;
     durationMs: number;
+    route?: string[];
   };
   /** A flow kickoff was aborted by its signal (a method's own failure is method_execution_failed). */
   flow_failed: EventSource & { flowName: string; flowId: string; error: string; reason?: "aborted" };

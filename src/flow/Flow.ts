@@ -10,6 +10,7 @@ import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js"
 import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
 import type { Checkpoint, CheckpointConfig, FlowJournalEntry } from "../runtime/checkpoint/types.js";
+import { printFlow } from "./flowVerbose.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
 import { defaultFlowPersistence } from "../stores/defaultStores.js";
@@ -27,6 +28,8 @@ export interface FlowOptions {
   stream?: boolean;
   /** Write checkpoints (default after each method) so a kickoff can resume with `{ fromCheckpoint }`; true for the defaults. */
   checkpoint?: boolean | CheckpointConfig;
+  /** Print a live account of each kickoff: methods started, finished or failed, router outcomes, timings (also a class field). */
+  verbose?: boolean;
 }
 
 /** What `kickoff` accepts: state fields to merge, and `id` to resume a persisted flow. */
@@ -35,14 +38,17 @@ export type FlowInputs<S> = Partial<S> & { id?: string } & Record<string, unknow
 /**
  * The base of every flow (CrewAI's `Flow`). Subclasses declare methods with `@start`, `@listen` and
  * `@router`, an optional `initialState` (a plain object or a zod schema) and may raise `maxMethodCalls`.
+ * `R` is what `kickoff()` resolves to (the result of the method that finishes last), declared by the subclass.
  */
-export abstract class Flow<S extends object = Record<string, unknown>> {
+export abstract class Flow<S extends object = Record<string, unknown>, R = unknown> {
   /** The state a flow begins with: a plain object, or a schema whose defaults fill it and which validates inputs. */
   initialState?: InitialState<S>;
   /** How often one method may run in one kickoff before the run stops (a guard against endless loops). */
   maxMethodCalls = 100;
   /** Every kickoff streams (CrewAI's `stream = True`); set in a subclass or with the `stream` option. */
   stream = false;
+  /** Print a live account of each kickoff (methods, router outcomes, timings); off by default. */
+  verbose = false;
 
   #currentState: Record<string, unknown> | undefined;
   // Kickoffs of this instance in progress.
@@ -52,11 +58,14 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   #defaultPersistence: FlowPersistence | undefined;
   readonly #definition: FlowDefinition;
   readonly #checkpoint: CheckpointConfig | undefined;
+  // The constructor's verbose option wins over the class field (which a subclass sets after the constructor ran).
+  readonly #verboseOption: boolean | undefined;
 
   /** Checks the class's decorators (once per class), so a broken flow fails where it is built. */
   constructor(options: FlowOptions = {}) {
     this.#persistence = options.persistence;
     if (options.stream !== undefined) this.stream = options.stream;
+    this.#verboseOption = options.verbose;
     this.#definition = flowDefinition(this);
     if (options.checkpoint !== undefined) {
       const parsed = checkpointOptionSchema.safeParse(options.checkpoint);
@@ -80,14 +89,14 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
    * `inputs.id` is given and the flow persists), runs the start methods and everything they trigger,
    * and resolves with the result of the method that finished last.
    */
-  kickoff(inputs: FlowInputs<S> | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<unknown>>;
-  kickoff(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<unknown>;
-  async kickoff(inputs?: FlowInputs<S>, options: KickoffOptions = {}): Promise<unknown> {
+  kickoff(inputs: FlowInputs<S> | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<R>>;
+  kickoff(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<R>;
+  async kickoff(inputs?: FlowInputs<S>, options: KickoffOptions = {}): Promise<R | StreamingOutput<R>> {
     if (options.stream ?? this.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
     return runKickoff(`Flow '${flowNameOf(this, this.#definition)}' kickoff`, options, {}, () => this.#kickoffNow(inputs, options));
   }
 
-  async #kickoffNow(inputs: FlowInputs<S> | undefined, options: KickoffOptions): Promise<unknown> {
+  async #kickoffNow(inputs: FlowInputs<S> | undefined, options: KickoffOptions): Promise<R> {
     const def = this.#definition;
     const startedAt = performance.now();
     const resume = options.fromCheckpoint !== undefined ? await loadFlowResume(options.fromCheckpoint, this.#checkpoint, flowNameOf(this, def)) : undefined;
@@ -95,11 +104,13 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
     if (resume) inputs = { ...resume.state, ...resume.checkpoint.inputs, ...inputs, id: String(resume.state.id) } as FlowInputs<S>;
     // A kickoff while another runs on this instance gets a state of its own (see runView).
     const alongside = this.#running > 0;
+    let releaseVerbose: (() => Promise<void>) | undefined;
     this.#running++;
     try {
       if (globalHooks.beforeKickoff.length > 0) inputs = (await runGlobalBeforeKickoff("flow", flowNameOf(this, def), { ...inputs })) as FlowInputs<S>;
       const state = alongside ? await this.#stateFrom(this.#freshBase(), inputs ?? {}) : await this.#ownState(inputs);
       const instance = alongside ? runView(this, state) : this;
+      releaseVerbose = (this.#verboseOption ?? this.verbose) ? printFlow(String(state.id)) : undefined;
       if (eventBus.hasListeners("flow_started")) {
         eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }
@@ -126,8 +137,9 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
       if (eventBus.hasListeners("flow_finished")) {
         eventBus.emit("flow_finished", { flowName: flowNameOf(this, def), flowId: String((alongside ? state : this.#liveState()).id), result, durationMs: performance.now() - startedAt });
       }
-      return result;
+      return result as R;
     } finally {
+      await releaseVerbose?.();
       // The default backend is ours: close it once no kickoff uses it, so a finished kickoff lets the process exit.
       if (--this.#running === 0) await this.#defaultPersistence?.close?.();
     }
@@ -147,7 +159,7 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   }
 
   /** CrewAI's `kickoff_async`; the same as `kickoff`, which is already asynchronous. */
-  kickoffAsync(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<unknown> {
+  kickoffAsync(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<R> {
     return this.kickoff(inputs, options);
   }
 

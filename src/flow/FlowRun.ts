@@ -1,7 +1,7 @@
 import { eventBus, withinEvent, type CrewtsEvent } from "../events/index.js";
 import type { FlowCondition } from "./conditions/FlowCondition.js";
 import { flowNameOf, type FlowDefinition, type FlowMethodDef } from "./FlowDefinition.js";
-import { FlowMethodCallLimitError } from "./errors.js";
+import { FlowMethodCallLimitError, FlowRouterError } from "./errors.js";
 import { errorMessage, methodEventsObserved, stateSnapshot } from "./flowEvents.js";
 import { currentRun, runWithContext } from "../runtime/runContext.js";
 import { globalHooks } from "../hooks/registry.js";
@@ -258,6 +258,7 @@ export class FlowRun {
       if (isThenable(result)) result = await result;
       if (globalHooks.afterStep.length > 0) result = await runStepHooks("afterStep", { kind: "flow_method", stepName: method.name, payload: result });
       if (this.failed) return STOPPED;
+      if (method.emit !== undefined && method.isRouter) checkRouterOutcome(method, result);
       this.completed[i] = 1;
       this.outputs.push(result);
       // Written before any listener starts, so a process killed after this method loses nothing.
@@ -292,6 +293,7 @@ export class FlowRun {
         result,
         state: stateSnapshot(state),
         durationMs: performance.now() - startedAt,
+        ...(method.isRouter && { route: routeOf(result) }),
       });
     }
     return result;
@@ -327,6 +329,21 @@ function emitsLabel(out: unknown): boolean {
     default:
       return Array.isArray(out) && out.some(emitsLabel);
   }
+}
+
+/** The labels a router's result emits. */
+function routeOf(out: unknown): string[] {
+  const labels: string[] = [];
+  addLabels(out, out, labels, []);
+  return labels;
+}
+
+/** A router that declares `emit` must return one of those labels (or none): anything else is a FlowRouterError. */
+function checkRouterOutcome(method: FlowMethodDef, out: unknown): void {
+  const labels: string[] = [];
+  addLabels(out, out, labels, []);
+  const unknown = labels.find((label) => !method.emit!.includes(label));
+  if (unknown !== undefined) throw new FlowRouterError(method.name, unknown, method.emit!);
 }
 
 /** Appends the labels `out` emits (itself, or each entry of an array), each with `payload`. */

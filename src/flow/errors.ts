@@ -21,3 +21,18 @@ export class FlowMethodCallLimitError extends Error {
 export class FlowStateError extends Error {
   override name = "FlowStateError";
 }
+
+/** A router returned a label that is not in the `emit` list it declares. */
+export class FlowRouterError extends Error {
+  override name = "FlowRouterError";
+  constructor(
+    readonly methodName: string,
+    readonly label: string,
+    readonly emit: readonly string[],
+  ) {
+    super(
+      `Router "${methodName}" returned "${label}", which is not in its emit list (${emit.map((e) => `"${e}"`).join(", ")}), so no listener would run. ` +
+        `Return one of those labels, or add "${label}" to emit in @router(..., { emit: [...] }).`,
+    );
+  }
+}

@@ -6,7 +6,7 @@ export { and } from "./conditions/and.js";
 export { or } from "./conditions/or.js";
 export { type CompoundCondition, type FlowCondition, describeCondition } from "./conditions/FlowCondition.js";
 export { type FlowState, type InitialState, type StateSchema } from "./flowState.js";
-export { FlowDefinitionError, FlowMethodCallLimitError, FlowStateError } from "./errors.js";
+export { FlowDefinitionError, FlowMethodCallLimitError, FlowRouterError, FlowStateError } from "./errors.js";
 export { flowGraph, type FlowGraph, type FlowGraphEdge, type FlowGraphNode } from "./FlowGraph.js";
 export { persist } from "./persistence/persist.js";
 export type { FlowPersistence } from "./persistence/FlowPersistence.js";

@@ -47,8 +47,37 @@ export const llmOptionsSchema = z.strictObject({
   contextWindow: positiveInt.optional(),
 });
 
-/** Options of `new LLM(...)`. */
-export type LLMOptions = z.input<typeof llmOptionsSchema>;
+/** Options of `new LLM(...)`; validated by llmOptionsSchema (test/types/options.test.ts keeps the two in step). */
+export interface LLMOptions {
+  /** "provider/model", e.g. "openai/gpt-4o-mini"; bare "gpt-*" and "claude-*" names are accepted. */
+  model: string;
+  /** Server address; required for openai-compatible. For ollama, with or without the trailing "/v1". */
+  baseURL?: string;
+  /** API key; default: the provider's env var (OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENAI_COMPATIBLE_API_KEY). */
+  apiKey?: string;
+  /** Sampling temperature, 0 to 2 (the provider's default when unset). */
+  temperature?: number;
+  /** Most tokens the model may generate per call. */
+  maxTokens?: number;
+  /** Stop sequences sent with every call. */
+  stop?: string | string[];
+  /** Timeout of each attempt, in milliseconds (default 10 minutes). */
+  timeoutMs?: number;
+  /** Deadline of the whole call in milliseconds, retries and their waits included (default 5 minutes, or timeoutMs when longer). */
+  totalTimeoutMs?: number;
+  /** Retries after a retryable failure: 429, 408, 409, 5xx, timeout, connection (default 3). */
+  maxRetries?: number;
+  /** Stream every call (text deltas reach `onToken` and `llm_stream_chunk` events); default false. */
+  stream?: boolean;
+  /** Backoff between retries: first delay and cap, in milliseconds (jittered; Retry-After wins). */
+  retry?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** Extra HTTP headers sent with every request. */
+  headers?: Record<string, string>;
+  /** What supportsFunctionCalling() returns, when the built-in guess for the model is wrong. */
+  functionCalling?: boolean;
+  /** The model's full context window in tokens, when the built-in table does not know it (85% is used). */
+  contextWindow?: number;
+}
 
 /** LLMOptions after validation, defaults filled in. */
 export type ResolvedLLMOptions = z.output<typeof llmOptionsSchema> & { totalTimeoutMs: number };

@@ -14,6 +14,8 @@ export interface ModelId {
 /** Thrown when LLM options (model string included) are invalid; the message names the field and the fix. */
 export class LLMOptionsError extends TypeError {
   override name = "LLMOptionsError";
+  /** The environment variable the bad value came from (CREWTS_MODEL, MODEL), when it did not come from code or YAML. */
+  environmentVariable?: string;
 }
 
 const isProvider = (value: string): value is Provider => (SUPPORTED_PROVIDERS as readonly string[]).includes(value);
@@ -39,9 +41,9 @@ export function parseModelId(model: string): ModelId {
   }
   if (slash === -1 && OPENAI_BARE.test(trimmed)) return { provider: "openai", name: trimmed };
   if (slash === -1 && ANTHROPIC_BARE.test(trimmed)) return { provider: "anthropic", name: trimmed };
-  const given = slash > 0 ? `provider "${trimmed.slice(0, slash)}"` : "no provider";
+  const given = slash > 0 ? `provider "${trimmed.slice(0, slash)}" that crewts does not know` : "no provider";
   throw new LLMOptionsError(
-    `model "${model}" has ${given} crewts knows. Write it as "provider/model" with one of the supported providers: ` +
+    `model "${model}" has ${given}. Write it as "provider/model" with one of the supported providers: ` +
       `${SUPPORTED_PROVIDERS.join(", ")} (e.g. "openai/gpt-4o-mini", "anthropic/claude-3-5-sonnet-latest", "ollama/llama3.1"). ` +
       `Any server speaking the OpenAI chat completions API works as "openai-compatible/<model>" with a baseURL.`,
   );
@@ -100,8 +102,9 @@ export function supportsToolCalling(id: ModelId): boolean {
     case "ollama":
       return TOOL_FAMILIES.some((family) => name.startsWith(family));
     case "openai-compatible":
-      // The server is unknown: callers opt in with the `functionCalling` option.
-      return false;
+      // Servers speaking the chat completions API take `tools` (vLLM, LM Studio, llama.cpp, Together, Groq, ...);
+      // set `functionCalling: false` for one that does not.
+      return true;
   }
 }
 

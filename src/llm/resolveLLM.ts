@@ -1,4 +1,5 @@
 import { LLM } from "./LLM.js";
+import { LLMOptionsError } from "./modelId.js";
 import type { BaseLLM } from "./types.js";
 
 /** The model used when none is given and neither CREWTS_MODEL nor MODEL is set. */
@@ -16,14 +17,28 @@ export function isBaseLLM(value: unknown): value is BaseLLM {
   );
 }
 
+// Read in this order when an agent has no llm.
+const MODEL_VARIABLES = ["CREWTS_MODEL", "MODEL"] as const;
+
 /**
  * Turns an `llm` option into a BaseLLM: a model string becomes `new LLM({ model })`; undefined uses
  * env CREWTS_MODEL, then MODEL, else "openai/gpt-4o-mini"; a BaseLLM is returned as is.
  */
 export function resolveLLM(llm?: string | BaseLLM): BaseLLM {
   if (llm === undefined || llm === null) {
-    const fromEnv = [process.env.CREWTS_MODEL, process.env.MODEL].map((value) => value?.trim()).find((value) => value !== undefined && value !== "");
-    return new LLM({ model: fromEnv ?? DEFAULT_MODEL });
+    const variable = MODEL_VARIABLES.find((name) => (process.env[name]?.trim() ?? "") !== "");
+    if (variable === undefined) return new LLM({ model: DEFAULT_MODEL });
+    try {
+      return new LLM({ model: process.env[variable]!.trim() });
+    } catch (error) {
+      // The value came from the environment, not from code or YAML: say so, or the user looks in the wrong place.
+      if (error instanceof LLMOptionsError) {
+        const fromEnv = new LLMOptionsError(`The environment variable ${variable} is invalid: ${error.message} Fix ${variable} (in the shell or .env) or unset it.`);
+        fromEnv.environmentVariable = variable;
+        throw fromEnv;
+      }
+      throw error;
+    }
   }
   if (typeof llm === "string") return new LLM({ model: llm });
   if (isBaseLLM(llm)) return llm;

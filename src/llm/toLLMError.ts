@@ -62,7 +62,7 @@ export function toLLMError(error: unknown, ctx: ErrorContext): LLMError {
     return new LLMResponseError(`${who}: the provider's response could not be read (${clean(error.message)}). ${RESPONSE_ADVICE}`, base);
   }
   if (isConnectionFailure(error)) {
-    return new LLMConnectionError(`${who}: could not connect to the provider (${clean(describe(error))}). ${CONNECTION_ADVICE}`, base);
+    return new LLMConnectionError(`${who}: could not connect to the provider (${clean(describe(error))}). ${connectionAdvice(ctx.provider)}`, base);
   }
   // The SDK refused the request before sending it (e.g. a tool call without its result).
   if (error instanceof Error && typeof (error as { name?: unknown }).name === "string" && error.name.startsWith("AI_")) {
@@ -80,7 +80,7 @@ function fromApiCallError(error: APICallError, ctx: ErrorContext, base: LLMError
   if (retryAfterMs !== undefined) options.retryAfterMs = retryAfterMs;
 
   if (status === undefined) {
-    return new LLMConnectionError(`${who}: could not connect to the provider (${detail}). ${CONNECTION_ADVICE}`, options);
+    return new LLMConnectionError(`${who}: could not connect to the provider (${detail}). ${connectionAdvice(ctx.provider)}`, options);
   }
   const http = `HTTP ${status}`;
   if (status >= 200 && status < 300) {
@@ -132,7 +132,18 @@ function fromApiCallError(error: APICallError, ctx: ErrorContext, base: LLMError
 }
 
 const RESPONSE_ADVICE = "Check that baseURL points at a server speaking this provider's API; retry if the server was restarting.";
-const CONNECTION_ADVICE = "Check the network, baseURL (or OLLAMA_HOST) and that the server is running.";
+// Each provider's own way of pointing at its server, so the advice names the setting the user can change.
+const SERVER_SETTING: Record<string, string> = {
+  openai: "baseURL (or OPENAI_BASE_URL)",
+  anthropic: "baseURL (or ANTHROPIC_BASE_URL)",
+  ollama: "baseURL (or OLLAMA_HOST)",
+  "openai-compatible": "the baseURL option",
+};
+
+/** What to check when the provider's server cannot be reached. */
+export function connectionAdvice(provider: string): string {
+  return `Check the network, ${SERVER_SETTING[provider] ?? "baseURL"} and that the server is running.`;
+}
 
 function keyAdvice(ctx: ErrorContext): string {
   return ctx.apiKeyEnvVar === undefined

@@ -169,6 +169,8 @@ export abstract class CrewBase {
     } catch (error) {
       // crewts's own validation errors get the YAML location; errors of user code keep their stack as they are.
       if (error instanceof ProjectConfigError || !(error instanceof Error) || BUILTIN_ERRORS.has(error.name)) throw error;
+      // A bad MODEL in the environment is not a mistake in the YAML file.
+      if ((error as { environmentVariable?: unknown }).environmentVariable !== undefined) throw error;
       throw new ProjectConfigError(`${kind} "${key}": ${error.message}`, entry ? file.label : undefined, entry?.line, { cause: error });
     } finally {
       this.#building.pop();

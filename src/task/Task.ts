@@ -244,7 +244,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     this.processedByAgents.add(agent.role);
     const source: CallSource = { ...opts.source, taskId: this.id, agentId: agent.id, agentRole: agent.role };
     if (this.name !== undefined) source.taskName = this.name;
-    if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", { ...source, taskId: this.id, context });
+    if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", { ...source, taskId: this.id, context, taskDescription: this.description });
     try {
       // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
       const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;

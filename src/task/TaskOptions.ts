@@ -6,6 +6,7 @@ import { TaskValidationError } from "./errors.js";
 import type { Guardrail } from "./guardrails.js";
 import { outputPathProblem } from "./outputFile.js";
 import type { Task } from "./Task.js";
+import { unknownOptionMessage } from "../tools/unknownOption.js";
 import type { TaskOutput } from "./TaskOutput.js";
 
 // A method signature keeps Task<S> assignable to Task (callback parameters are then bivariant).
@@ -17,7 +18,9 @@ export interface TaskOptions<S extends z.ZodType = z.ZodType> {
   description: string;
   /** What a good answer looks like; `{placeholders}` are filled from the kickoff inputs. */
   expectedOutput: string;
+  /** The agent that does the task (in a hierarchical crew, the manager picks one when unset). */
   agent?: Agent;
+  /** A short name for events, logs and verbose output (default: none; the description is shown instead). */
   name?: string;
   /** Tasks whose outputs are this task's context. Undefined: in a crew, all earlier outputs; []: none. */
   context?: Task[];
@@ -91,10 +94,10 @@ export const taskOptionsShape = {
 export function validateTaskOptions(schema: z.ZodObject, options: unknown, kind: string): void {
   const parsed = schema.safeParse(options);
   if (parsed.success) return;
-  const known = Object.keys(schema.shape).join(", ");
+  const known = Object.keys(schema.shape);
   const issues = parsed.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
-      return issue.keys.map((k) => `unknown option "${k}": check the spelling; ${kind} accepts ${known}`).join("; ");
+      return issue.keys.map((k) => unknownOptionMessage(k, known, kind)).join("; ");
     }
     return issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message;
   });

@@ -123,7 +123,8 @@ describe("crewts commands in-process", () => {
 
   it("create crew writes a project, refuses an existing folder and a bad name", async () => {
     const dir = tempDir();
-    const created = await cli("create", "crew", "latest_ai_development", "--dir", dir);
+    // --crewts names the dependency (no tarball packed here; test/cli/projects.test.ts installs one that is).
+    const created = await cli("create", "crew", "latest_ai_development", "--dir", dir, "--crewts", `^${pkg.version}`);
     expect(created.code).toBe(0);
     const root = join(dir, "latest_ai_development");
     for (const file of ["package.json", "src/config/agents.yaml", "src/config/tasks.yaml", "src/crew.ts", "src/main.ts", "src/offline.ts", ".env.example", "README.md", "tsconfig.json"]) {
@@ -148,9 +149,10 @@ describe("crewts commands in-process", () => {
 
   it("create flow writes a flow with a crew inside", async () => {
     const dir = tempDir();
-    expect((await cli("create", "flow", "PoemFlow", "--dir", dir)).code).toBe(0);
+    expect((await cli("create", "flow", "PoemFlow", "--dir", dir, "--crewts", "file:../crewts")).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "poemflow", "package.json"), "utf8")).dependencies.crewts).toBe("file:../crewts");
     const main = readFileSync(join(dir, "poemflow", "src/main.ts"), "utf8");
-    expect(main).toContain("export class PoemFlow extends Flow<PoemState>");
+    expect(main).toContain("export class PoemFlow extends Flow<PoemState, string>");
     expect(main).toContain("new PoemCrew(");
     expect(existsSync(join(dir, "poemflow", "src/crews/poem/config/tasks.yaml"))).toBe(true);
   });

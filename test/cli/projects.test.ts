@@ -26,9 +26,9 @@ interface Result {
   stderr: string;
 }
 
-function sh(file: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Result> {
+function sh(file: string, args: string[], cwd: string, timeoutMs = 120_000, extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> {
   return new Promise((resolve) => {
-    execFile(file, args, { cwd, env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(file, args, { cwd, env: { ...env, ...extraEnv }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -45,13 +45,13 @@ async function must(result: Promise<Result>, what: string): Promise<Result> {
 }
 
 beforeAll(async () => {
+  // As from a fresh clone: crewts is in no registry, so create packs the built crewts into each
+  // project (file:crewts-<version>.tgz) and a plain npm install works.
   await must(sh("npm", ["run", "build"], REPO), "npm run build");
-  const packed = await must(sh("npm", ["pack", "--pack-destination", work], REPO), "npm pack");
-  const tarball = join(work, packed.stdout.trim().split("\n").at(-1)!);
   const cli = join(REPO, "dist", "cli", "main.js");
   await must(sh("node", [cli, "create", "crew", "latest_ai_development", "--dir", work], work), "create crew");
   await must(sh("node", [cli, "create", "flow", "poem_flow", "--dir", work], work), "create flow");
-  const install = ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"];
+  const install = ["install", "--prefer-offline", "--no-audit", "--no-fund"];
   await Promise.all([must(sh("npm", install, crewDir), "npm install (crew)"), must(sh("npm", install, flowDir), "npm install (flow)")]);
 }, 240_000);
 
@@ -62,11 +62,23 @@ afterAll(() => rm(work, { recursive: true, force: true, maxRetries: 3 }), 180_00
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at .+\(.+:\d+:\d+\)/);
 
 describe("a created crew project", () => {
-  it("runs offline with crewts run, saying so on its first line", async () => {
+  it("depends on the crewts that created it, packed next to it, and links to no registry page", () => {
+    const version = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
+    for (const dir of [crewDir, flowDir]) {
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+      expect(pkg.dependencies.crewts).toBe(`file:crewts-${version}.tgz`);
+      expect(existsSync(join(dir, `crewts-${version}.tgz`))).toBe(true);
+      expect(readFileSync(join(dir, "README.md"), "utf8")).not.toContain("npmjs.com");
+      expect(existsSync(join(dir, "node_modules", "crewts", "dist", "index.js"))).toBe(true);
+    }
+  });
+
+  it("runs offline with crewts run, saying so on its first line, and prints the answer once", async () => {
     const { code, stdout, stderr } = await crewts(crewDir, "run");
     expect(code, stderr).toBe(0);
     expect(stdout.split("\n")[0]).toMatch(/^Running offline against the built-in mock server/);
     expect(stdout).toContain("## Review the context");
+    expect(stdout.split("## Review the context").length - 1).toBe(1);
     expect(readFileSync(join(crewDir, "report.md"), "utf8")).toContain("Written offline by the mock model");
   });
 
@@ -116,9 +128,56 @@ describe("a created crew project", () => {
     }
   });
 
+  it("reports an error in the project's own code with its file and line, not as a crewts bug", async () => {
+    const file = join(crewDir, "src", "crew.ts");
+    const original = readFileSync(file, "utf8");
+    const line = original.split("\n").indexOf("  @agent") + 1;
+    // The second @agent (line + 5) keeps the first one right, so the line of the typo is the first.
+    writeFileSync(file, original.replace("  @agent\n", "  @agnet\n"));
+    try {
+      const { code, stderr } = await crewts(crewDir, "run");
+      expect(code).toBe(1);
+      expect(stderr).toContain("Error: ReferenceError: agnet is not defined");
+      expect(stderr).toMatch(new RegExp(`at src/crew\\.ts:${line}:\\d+ \\(in this project's code\\)`));
+      expect(stderr).toContain(`${line} | @agnet`);
+      expect(stderr).not.toContain("bug in crewts");
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+
+  it("names the environment variable a bad MODEL came from, not agents.yaml", async () => {
+    const { code, stderr } = await sh(join(crewDir, "node_modules", ".bin", "crewts"), ["run"], crewDir, 60_000, { MODEL: "foo/bar" });
+    expect(code).toBe(1);
+    expect(stderr).toContain('The environment variable MODEL is invalid: model "foo/bar" has provider "foo" that crewts does not know.');
+    expect(stderr).not.toContain("agents.yaml");
+    noStack(stderr);
+  });
+
+  it("says crewts flow kickoff is for flow projects", async () => {
+    const { code, stderr } = await crewts(crewDir, "flow", "kickoff");
+    expect(code).toBe(1);
+    expect(stderr).toContain("latest_ai_development is a crew project");
+    expect(stderr).toContain("run the crew with crewts run");
+  });
+
   it("type-checks with the project's own TypeScript", async () => {
     const { code, stdout } = await sh(join(crewDir, "node_modules", ".bin", "tsc"), ["--noEmit", "-p", "."], crewDir);
     expect(code, stdout).toBe(0);
+  });
+});
+
+describe("outside a project", () => {
+  it("log-tasks-outputs and reset-memories -a fail and say to run them inside a crewts project", async () => {
+    const outside = join(work, "outside");
+    mkdirSync(outside, { recursive: true });
+    const bin = join(crewDir, "node_modules", ".bin", "crewts");
+    for (const args of [["log-tasks-outputs"], ["reset-memories", "-a"]]) {
+      const { code, stderr } = await sh(bin, args, outside);
+      expect(code, args.join(" ")).toBe(1);
+      expect(stderr).toContain(`crewts ${args[0]} works on a project's stored data`);
+      expect(stderr).toContain("Run it inside a crewts project");
+    }
   });
 });
 
@@ -190,6 +249,58 @@ describe("crewts chat under a real terminal (tmux)", () => {
       await t("kill-server");
     }
   }, 120_000);
+});
+
+describe("interactive commands under a real terminal (tmux)", () => {
+  /** Runs `command` in a private tmux session in the crew project; returns helpers to type and to wait for text. */
+  async function terminal(name: string, command: string) {
+    const socket = `crewts-test-${name}-${process.pid}`;
+    const t = (...args: string[]) => sh("tmux", ["-L", socket, ...args], crewDir);
+    const screen = async () => (await t("capture-pane", "-p", "-t", name, "-S", "-200")).stdout;
+    const waitFor = async (pattern: RegExp, what: string): Promise<string> => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const text = await screen();
+        if (pattern.test(text)) return text;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the terminal shows:\n${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    await must(t("new-session", "-d", "-s", name, "-x", "160", "-y", "60", `${command}; echo EXIT=$?; sleep 600`), "tmux new-session");
+    return { keys: (...keys: string[]) => t("send-keys", "-t", name, ...keys), waitFor, close: () => t("kill-server") };
+  }
+  const bin = () => join(crewDir, "node_modules", ".bin", "crewts");
+
+  it("Ctrl-C at a chat prompt ends the chat with exit code 130", async () => {
+    const chat = await terminal("chatc", `${bin()} chat`);
+    try {
+      await chat.waitFor(/topic\?/, "the topic prompt");
+      await chat.keys("C-c");
+      const done = await chat.waitFor(/EXIT=\d+/, "the end of the chat");
+      expect(done).toContain("EXIT=130");
+    } finally {
+      await chat.close();
+    }
+  }, 60_000);
+
+  it("train asks for feedback on each result and says where it saved what the agents learned", async () => {
+    const train = await terminal("train", `${bin()} train -n 1 -f trained_data.json`);
+    try {
+      // One prompt per task output; the prompt waits at the bottom of the screen with nothing typed after it.
+      for (let answered = 0; ; answered++) {
+        const text = await train.waitFor(/press Enter if it is good\): *\s*$|EXIT=\d+/, "a feedback prompt or the end");
+        if (/EXIT=\d+/.test(text)) break;
+        await train.keys("Use more numbers", "Enter");
+        await train.waitFor(new RegExp(`(good\\): Use more numbers[\\s\\S]*){${answered + 1}}`), "the answer on screen");
+      }
+      const done = await train.waitFor(/EXIT=\d+/, "the end of training");
+      expect(done).toContain("EXIT=0");
+      expect(done).toContain(`Saved what the agents learned to ${join(crewDir, "trained_data.json")}`);
+      expect(existsSync(join(crewDir, "trained_data.json"))).toBe(true);
+    } finally {
+      await train.close();
+    }
+  }, 90_000);
 });
 
 describe("the installed binary", () => {

@@ -118,6 +118,20 @@ describe("testCrew", () => {
 });
 
 describe("formatTestTable", () => {
+  it("has no empty rows: tasks follow each other and a rule sets the crew's totals apart", () => {
+    const table = formatTestTable(
+      [{ taskScores: [9, 7], durationsMs: [1000, 2000], totalDurationMs: 3000 }],
+      { taskScores: [9, 7], runScores: [8], overall: 8, durationMs: 3000 },
+      [["Researcher"], ["Writer"]],
+    );
+    const lines = table.split("\n");
+    expect(lines.filter((line) => /^\|[\s|]*\|$/.test(line))).toEqual([]);
+    const task2 = lines.findIndex((line) => line.startsWith("| Task 2"));
+    expect(lines[task2 - 1]).toMatch(/^\| Task 1 /);
+    expect(lines[task2 + 1]).toMatch(/^\+-+/);
+    expect(lines[task2 + 2]).toMatch(/^\| Crew /);
+  });
+
   it("lists every agent of a task on its own line", () => {
     const table = formatTestTable(
       [{ taskScores: [9], durationsMs: [1200], totalDurationMs: 42_000 }],

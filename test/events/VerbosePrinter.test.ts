@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/index.js";
 import { Crew } from "../../src/crew/index.js";
+import { Flow, listen, router, start } from "../../src/flow/index.js";
 import { eventBus, VerbosePrinter, verboseDefaults, type VerboseStream } from "../../src/events/index.js";
 import { stripControls, supportsColor, wrapLine } from "../../src/events/terminalText.js";
 import { Task } from "../../src/task/index.js";
@@ -80,24 +81,24 @@ describe("verbose crew output", () => {
     const text = stream.text;
     expect(text).not.toMatch(ANSI);
     expectInOrder(text, [
-      "Crew started",
+      "┌ Crew started: crew",
       'Inputs: {"topic":"cats"}',
-      "Task started",
-      "Task: research",
-      "Agent started",
+      "├ Task started: research",
       "Agent: Cat Researcher",
+      "├ Agent started: Cat Researcher",
       "Task: Research cats",
-      "Tool used",
-      "Thought: I should look up cats",
-      "Tool: lookup",
-      'Input: {"q": "cats"}',
-      "Output: result for cats",
+      "├ Thought: I should look up cats",
+      'Tool: lookup {"q": "cats"} → result for cats (',
       "Final answer",
       "Answer: Cats sleep a lot.",
-      "Task completed",
-      "Crew completed",
+      "├ Task completed: research (",
+      "└ Crew completed: crew (",
       "Tokens: ",
+      "in 2 requests",
     ]);
+    // A tree: each level one guide deeper (crew, task, agent, step).
+    expect(text).toMatch(/^│ │ │ ├ Thought: I should look up cats$/m);
+    expect(text).toMatch(/^│ │ │ │ Tool: lookup/m);
     expect(VerbosePrinter.active()).toEqual([]);
   });
 
@@ -108,7 +109,7 @@ describe("verbose crew output", () => {
 
   it("prints a verbose agent inside a verbose crew once", async () => {
     await researchCrew({ verbose: true, agentVerbose: true }).kickoff({ topic: "cats" });
-    expect(stream.text.split("Tool used")).toHaveLength(2);
+    expect(stream.text.split("Tool: lookup")).toHaveLength(2);
     expect(stream.text.split("Final answer")).toHaveLength(2);
   });
 
@@ -159,6 +160,66 @@ describe("verbose crew output", () => {
   });
 });
 
+describe("verbose details", () => {
+  it("prints a failed tool call once, however often it was tried, and says 1 request", async () => {
+    const broken = tool({ name: "broken", description: "Fails", schema: z.object({}), execute: () => { throw new Error("disk on fire"); } });
+    const llm = new FakeLLM(["Thought: try it\nAction: broken\nAction Input: {}", "Thought: give up\nFinal Answer: could not"]);
+    const agent = new Agent({ role: "Tester", goal: "Test", backstory: "Tests.", llm, tools: [broken] });
+    await new Crew({ agents: [agent], tasks: [new Task({ description: "Try the tool", expectedOutput: "A result", agent })], verbose: true }).kickoff();
+    expect(stream.text.split("disk on fire")).toHaveLength(2);
+    expect(stream.text).toMatch(/Tool failed: broken \{\} → disk on fire/);
+
+    stream.chunks.length = 0;
+    const once = new Agent({ role: "Solo", goal: "Answer", backstory: "Quick.", llm: new FakeLLM(["Final Answer: done"]) });
+    await new Crew({ agents: [once], tasks: [new Task({ description: "Answer", expectedOutput: "Done", agent: once })], verbose: true }).kickoff();
+    expect(stream.text).toMatch(/ in 1 request$/m);
+  });
+
+  it("names a task without a name by the start of its description, never by its id", async () => {
+    const agent = new Agent({ role: "Solo", goal: "Answer", backstory: "Quick.", llm: new FakeLLM(["Final Answer: done"]) });
+    const task = new Task({ description: "Write a very long description of everything that matters about the {topic} in detail", expectedOutput: "Done", agent });
+    await new Crew({ agents: [agent], tasks: [task], verbose: true }).kickoff({ topic: "sea" });
+    expect(stream.text).toContain("Task started: Write a very long description of everything that matters…");
+    expect(stream.text).toMatch(/Task completed: Write a very long description .*…\s\(\d+(ms|\.\ds)\)/);
+    expect(stream.text).not.toContain(task.id);
+  });
+
+  it("prints a verbose flow's methods, router outcomes and timings", async () => {
+    class Review extends Flow<{ score: number }, string> {
+      override verbose = true;
+      override initialState = { score: 7 };
+      @start() draft() {
+        return "draft";
+      }
+      @router("draft") grade() {
+        return this.state.score > 5 ? "approved" : "rejected";
+      }
+      @listen("approved") publish() {
+        return "published";
+      }
+      @listen("rejected") shelve() {
+        return "shelved";
+      }
+    }
+    await new Review().kickoff();
+    expectInOrder(stream.text, [
+      "┌ Flow started: Review",
+      "├ Method started: draft",
+      "├ Method finished: draft (",
+      "├ Router grade → approved (",
+      "├ Method finished: publish (",
+      "└ Flow finished: Review (",
+      "Result: published",
+    ]);
+    expect(stream.text).not.toContain("shelve");
+    expect(stream.text).not.toMatch(ANSI);
+
+    stream.chunks.length = 0;
+    await new Review({ verbose: false }).kickoff();
+    expect(stream.text).toBe("");
+  });
+});
+
 describe("verbose hierarchical crew", () => {
   it("shows delegated work once, though it carries no crew id and the manager is verbose too", async () => {
     const writerLLM = new FakeLLM(["Thought: easy\nFinal Answer: Waves fold on the shore"]);
@@ -170,7 +231,7 @@ describe("verbose hierarchical crew", () => {
     const task = new Task({ description: "Get a haiku written", expectedOutput: "A haiku" });
     await new Crew({ agents: [writer], tasks: [task], process: "hierarchical", managerLLM, verbose: true }).kickoff();
     const text = stream.text;
-    expectInOrder(text, ["Agent: Crew Manager", "Agent started", "Agent: Senior Writer", "Task: Write a haiku", "Answer: Waves fold on the shore", "Tool used", "Tool: Delegate work to coworker", "Answer: The team wrote"]);
+    expectInOrder(text, ["Agent: Crew Manager", "Agent started: Senior Writer", "Task: Write a haiku", "Answer: Waves fold on the shore", "Tool: Delegate work to coworker", "Answer: The team wrote"]);
     expect(text.split("Answer: Waves fold on the shore")).toHaveLength(2);
   });
 });
@@ -179,14 +240,14 @@ describe("verbose agent output", () => {
   it("prints a verbose agent of a quiet crew, its own part only", async () => {
     await researchCrew({ agentVerbose: true }).kickoff({ topic: "cats" });
     expect(stream.text).not.toContain("Crew started");
-    expectInOrder(stream.text, ["Agent started", "Tool used", "Final answer"]);
+    expectInOrder(stream.text, ["Agent started: Cat Researcher", "Tool: lookup", "Final answer"]);
   });
 
   it("prints a verbose agent's standalone kickoff", async () => {
     const llm = new FakeLLM(["Thought: easy\nFinal Answer: 42"]);
     const agent = new Agent({ role: "Oracle", goal: "Answer", backstory: "Knows all.", llm, verbose: true });
     await agent.kickoff("What is the answer?");
-    expectInOrder(stream.text, ["Agent started", "Agent: Oracle", "Task: What is the answer?", "Thought: easy", "Final answer", "Answer: 42"]);
+    expectInOrder(stream.text, ["Agent started: Oracle", "Task: What is the answer?", "Thought: easy", "Final answer", "Answer: 42"]);
     expect(VerbosePrinter.active()).toEqual([]);
   });
 
@@ -222,12 +283,13 @@ describe("output log file", () => {
         expect(Number.isNaN(Date.parse(String(line.timestamp)))).toBe(false);
       }
       const toolLine = lines[3]!;
-      expect(toolLine).toMatchObject({ agent: "Cat Researcher", task: "research", title: "Tool used" });
+      expect(toolLine).toMatchObject({ agent: "Cat Researcher", task: "research", title: "Thought: I should look up cats" });
       expect(toolLine.content).toContain("Tool: lookup");
       expect(toolLine.content).toContain("Output: result for cats");
       expect(lines[6]).toMatchObject({ taskName: "research", task: "Research cats", agent: "Cat Researcher", status: "completed", output: "Cats sleep a lot." });
+      expect(toolLine.content).toContain('Input: {"q": "cats"}');
       // The same records the screen shows.
-      expect(stream.text).toContain("Output: result for cats");
+      expect(stream.text).toContain('Tool: lookup {"q": "cats"} → result for cats');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -265,7 +327,7 @@ describe("text from models, tools and inputs", () => {
         expect(text).not.toContain("pwned");
         expect(text).not.toContain("owned");
       }
-      expectInOrder(stream.text, ["Inputs: {", "Agent: Reader", "Task: Summarize cats", "Thought: read it", "Tool: fetch_page", "Output: Page textend", "Answer: Cats sleep a lot."]);
+      expectInOrder(stream.text, ["Inputs: {", "Agent: Reader", "Task: Summarize cats", "Thought: read it", "Tool: fetch_page", "→ Page text end", "Answer: Cats sleep a lot."]);
       expect(log).toContain("Cats sleep a lot.");
       // The answer itself is the model's, unchanged: only what is printed is cleaned.
       expect(output.raw).toBe("Cats \x1b[2Jsleep\r a lot.\x1b]0;pwned\x07");

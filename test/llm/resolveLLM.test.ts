@@ -81,8 +81,9 @@ describe("capabilities", () => {
     expect(new LLM({ model: "ollama/mistral-nemo" }).supportsFunctionCalling()).toBe(true);
     expect(new LLM({ model: "ollama/llama3" }).supportsFunctionCalling()).toBe(false);
     expect(new LLM({ model: "ollama/gemma2" }).supportsFunctionCalling()).toBe(false);
-    expect(new LLM({ model: "openai-compatible/x", baseURL: "http://localhost:1/v1" }).supportsFunctionCalling()).toBe(false);
-    expect(new LLM({ model: "openai-compatible/x", baseURL: "http://localhost:1/v1", functionCalling: true }).supportsFunctionCalling()).toBe(true);
+    // Servers speaking the chat completions API take tools; one that does not is declared with functionCalling: false.
+    expect(new LLM({ model: "openai-compatible/x", baseURL: "http://localhost:1/v1" }).supportsFunctionCalling()).toBe(true);
+    expect(new LLM({ model: "openai-compatible/x", baseURL: "http://localhost:1/v1", functionCalling: false }).supportsFunctionCalling()).toBe(false);
   });
 
   it("knows which models reject stop words", () => {

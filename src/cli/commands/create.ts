@@ -6,6 +6,7 @@ import { CliError } from "../CliError.js";
 import { envExample, gitignore, packageJson, tsconfigJson } from "../templates/commonFiles.js";
 import { crewAgentsYaml, crewClassTs, crewMainTs, crewReadme, crewTasksYaml, wordCounterTs } from "../templates/crewProject.js";
 import { flowMainTs, flowReadme, poemAgentsYaml, poemCrewTs, poemTasksYaml } from "../templates/flowProject.js";
+import { crewtsDependency } from "../templates/crewtsDependency.js";
 import { offlineModelTemplate } from "../templates/offlineModel.js";
 import { projectNames, render, type ProjectNames } from "../templates/projectNames.js";
 
@@ -13,6 +14,8 @@ import { projectNames, render, type ProjectNames } from "../templates/projectNam
 export interface CreateOptions {
   /** The folder to create the project in (default: the working directory). */
   dir?: string;
+  /** The crewts dependency of the project (a version range or file: spec); default: see crewtsDependency. */
+  crewts?: string;
 }
 
 /** What `create` wrote. */
@@ -29,23 +32,32 @@ export async function create(ctx: CliContext, kind: "crew" | "flow", name: strin
     throw new CliError(`${root} already exists and is not empty: choose another name, or move that folder away first.`);
   }
   const files = kind === "crew" ? crewFiles(names) : flowFiles(names);
-  files["package.json"] = packageJson(names, kind, ctx.pkg);
+  await mkdir(root, { recursive: true });
+  const dependency = await crewtsDependency(resolve(dirname(ctx.cliEntry), "..", ".."), ctx.pkg.version, root, options.crewts);
+  files["package.json"] = packageJson(names, kind, ctx.pkg, dependency.spec);
   for (const [file, content] of Object.entries(files)) {
     const path = join(root, file);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, content);
   }
+  const written = Object.keys(files);
+  if (dependency.source === "tarball") written.push(dependency.spec.slice("file:".length));
   const shown = relative(process.cwd(), root) || ".";
   const cd = shown.startsWith("..") || shown === "." ? root : shown;
   print(`Created ${kind} "${names.title}" in ${cd}`);
   print("");
   for (const [file, what] of kind === "crew" ? CREW_GUIDE : FLOW_GUIDE) print(`  ${file.padEnd(28)}${what}`);
   print("");
+  if (dependency.source === "tarball") {
+    print(`crewts ${ctx.pkg.version} is packed into the project (${dependency.spec.slice("file:".length)}), so npm install needs no registry entry for it;`);
+    print(`once crewts is published, depend on it instead: npm install crewts@^${ctx.pkg.version}`);
+    print("");
+  }
   print("Next:");
   print(`  cd ${cd.includes(" ") ? JSON.stringify(cd) : cd}`);
   print("  npm install");
   print(`  npx crewts run        # offline against a mock model until you put a key in .env`);
-  return { root, files: Object.keys(files).sort() };
+  return { root, files: written.sort() };
 }
 
 function crewFiles(names: ProjectNames): Record<string, string> {

@@ -10,7 +10,7 @@ const PREVIEW_CHARS = 300;
 export async function logTasksOutputs(options: { full?: boolean; json?: boolean }, write: (line: string) => void = console.log): Promise<number> {
   // Outputs are a model's text: what a terminal would act on is never printed.
   const print = (line: string) => write(stripControls(line));
-  useProjectFolder();
+  useProjectFolder("log-tasks-outputs");
   const dir = storageDir(false);
   const file = join(dir, TASK_OUTPUTS_DB_FILE);
   const records = existsSync(file) ? await load(file) : [];

@@ -52,7 +52,7 @@ export async function resetMemories(options: ResetMemoriesOptions, print: (line:
       ExitCode.usage,
     );
   }
-  useProjectFolder();
+  useProjectFolder("reset-memories");
   const dir = storageDir(false);
   const notEnabled: string[] = [];
   let code = 0;

@@ -48,7 +48,8 @@ export async function chat(mod: EntryModule, file: string): Promise<number> {
     const history: ChatMessage[] = [{ role: "system", content: chatPrompts.system(inputs, output.tasksOutput) }];
     for (;;) {
       const question = await text({ message: "Ask about the result (exit to quit)", placeholder: "What is the most important point?" });
-      if (isCancel(question) || EXIT_WORDS.has(question.trim().toLowerCase())) break;
+      if (isCancel(question)) return ended();
+      if (EXIT_WORDS.has(question.trim().toLowerCase())) break;
       if (!question.trim()) continue;
       history.push({ role: "user", content: question.trim() });
       const thinking = spinner();
@@ -71,9 +72,12 @@ export async function chat(mod: EntryModule, file: string): Promise<number> {
   }
 }
 
+// Ctrl-C (or Esc) at a prompt: the shell's convention for a run interrupted by SIGINT, 128 + 2.
+const INTERRUPTED = 130;
+
 function ended(): number {
   cancel("Chat ended.");
-  return 0;
+  return INTERRUPTED;
 }
 
 /** Every `{placeholder}` of the crew's tasks and agents, in order of appearance. */

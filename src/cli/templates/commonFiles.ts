@@ -5,7 +5,7 @@ import type { ProjectNames } from "./projectNames.js";
 const FALLBACK_RANGES: Record<string, string> = { zod: "^4.0.0", tsx: "^4.0.0", typescript: "~6.0", "@types/node": "^20.0.0" };
 
 /** package.json of a new project: crewts and zod to build with, tsx to run TypeScript, `crewts` settings for the CLI. */
-export function packageJson(names: ProjectNames, kind: "crew" | "flow", crewts: CrewtsPackageJson): string {
+export function packageJson(names: ProjectNames, kind: "crew" | "flow", crewts: CrewtsPackageJson, crewtsSpec: string = `^${crewts.version}`): string {
   const range = (name: string): string => crewts.dependencies?.[name] ?? crewts.devDependencies?.[name] ?? FALLBACK_RANGES[name]!;
   const scripts: Record<string, string> =
     kind === "crew"
@@ -20,7 +20,7 @@ export function packageJson(names: ProjectNames, kind: "crew" | "flow", crewts: 
     engines: { node: ">=20.12" },
     scripts,
     crewts: { type: kind, entry: "src/main.ts" },
-    dependencies: { crewts: `^${crewts.version}`, zod: range("zod") },
+    dependencies: { crewts: crewtsSpec, zod: range("zod") },
     devDependencies: { "@types/node": range("@types/node"), tsx: range("tsx"), typescript: range("typescript") },
     // npm 11 runs install scripts only for packages listed here; esbuild's (behind tsx) checks its binary.
     allowScripts: { esbuild: true },

@@ -141,26 +141,31 @@ export async function createCrew(): Promise<ChosenLLM & { crew: Crew }> {
   }
 }
 
-/** Runs the crew once with \`inputs\` and prints its final answer. */
+/** Runs the crew once with \`inputs\`; prints its final answer unless the crew's verbose account already showed it. */
 export async function run(): Promise<void> {
-  const output = await withCrew((crew) => crew.kickoff(inputs));
-  console.log("\\n" + output.raw);
+  await withCrew(async (crew) => {
+    const output = await crew.kickoff(inputs);
+    if (!crew.options.verbose) console.log(output.raw);
+  });
 }
 
 /** Runs the crew \`iterations\` times, asks for your feedback on each result, and saves what the agents learned. */
 export async function train(iterations: number, filename: string): Promise<void> {
-  await withCrew((crew) => crew.train({ iterations, filename, inputs }));
+  const result = await withCrew((crew) => crew.train({ iterations, filename, inputs }));
+  console.log(\`\\nSaved what the agents learned to \${result.filename}: later runs of this crew use it.\`);
 }
 
 /** Runs the latest kickoff again from the task \`taskId\`, keeping the outputs of the tasks before it. */
 export async function replay(taskId: string): Promise<void> {
-  const output = await withCrew((crew) => crew.replay(taskId));
-  console.log("\\n" + output.raw);
+  await withCrew(async (crew) => {
+    const output = await crew.replay(taskId);
+    if (!crew.options.verbose) console.log(output.raw);
+  });
 }
 
 /** Runs the crew \`iterations\` times and has \`evalModel\` score every task from 1 to 10. */
 export async function test(iterations: number, evalModel: string): Promise<void> {
-  await withCrew((crew, chosen) => crew.test({ iterations, evalLLM: chosen.offline ? chosen.llm : evalModel, inputs }));
+  await withCrew((crew, chosen) => crew.test({ iterations, evalLLM: chosen.offline && chosen.llm ? chosen.llm : evalModel, inputs }));
 }
 
 async function withCrew<T>(use: (crew: Crew, chosen: ChosenLLM) => Promise<T>): Promise<T> {
@@ -175,7 +180,7 @@ async function withCrew<T>(use: (crew: Crew, chosen: ChosenLLM) => Promise<T>): 
 
 export const crewReadme = `# {{title}}
 
-A crew of AI agents built with [crewts](https://www.npmjs.com/package/crewts), CrewAI for TypeScript.
+A crew of AI agents built with crewts, CrewAI for TypeScript.
 
 \`\`\`sh
 npm install
@@ -183,6 +188,10 @@ npx crewts run          # runs the crew; offline against a mock model until you 
 \`\`\`
 
 Copy \`.env.example\` to \`.env\` and set \`OPENAI_API_KEY\` (or \`ANTHROPIC_API_KEY\`, \`OLLAMA_HOST\`, \`MODEL\`) to use a real model.
+
+When crewts was not installed from a registry, \`crewts create\` packed it into this folder (\`crewts-<version>.tgz\`,
+the \`file:\` dependency in package.json), so \`npm install\` needs no registry entry for it. Keep the file
+with the project; once crewts is published, switch with \`npm install crewts@latest\` and delete it.
 
 ## Where things are
 

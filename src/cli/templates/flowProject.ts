@@ -60,7 +60,7 @@ interface PoemState {
 }
 
 /** The {{title}} flow: picks a length, has the poem crew write the poem, saves it to poem.txt. */
-export class {{className}} extends Flow<PoemState> {
+export class {{className}} extends Flow<PoemState, string> {
   initialState = { sentenceCount: 1, poem: "" };
   /** The model of the crews this flow runs (kickoff below sets it). */
   llm: ChosenLLM["llm"] | undefined;
@@ -89,8 +89,8 @@ export async function kickoff(): Promise<void> {
   try {
     const flow = new {{className}}();
     flow.llm = chosen.llm;
-    const poem = await flow.kickoff();
-    console.log("\\n" + String(poem) + "\\n\\nSaved to poem.txt");
+    const poem = await flow.kickoff(); // a string: Flow<PoemState, string> declares what kickoff resolves to
+    console.log("\\n" + poem + "\\n\\nSaved to poem.txt");
   } finally {
     await chosen.close();
   }
@@ -104,7 +104,7 @@ export async function plot(filename?: string): Promise<string> {
 
 export const flowReadme = `# {{title}}
 
-An event-driven flow built with [crewts](https://www.npmjs.com/package/crewts), CrewAI for TypeScript:
+An event-driven flow built with crewts, CrewAI for TypeScript:
 its steps are methods marked \`@start()\` and \`@listen(...)\`, and one of them runs a crew.
 
 \`\`\`sh
@@ -114,6 +114,10 @@ npx crewts flow plot    # draws the flow into crewts_flow.html
 \`\`\`
 
 Copy \`.env.example\` to \`.env\` and set \`OPENAI_API_KEY\` (or \`ANTHROPIC_API_KEY\`, \`OLLAMA_HOST\`, \`MODEL\`) to use a real model.
+
+When crewts was not installed from a registry, \`crewts create\` packed it into this folder (\`crewts-<version>.tgz\`,
+the \`file:\` dependency in package.json), so \`npm install\` needs no registry entry for it. Keep the file
+with the project; once crewts is published, switch with \`npm install crewts@latest\` and delete it.
 
 ## Where things are
 

@@ -7,8 +7,8 @@ import { startMockOpenAIServer, type MockRequest } from "crewts/testing";
 
 /** The model chooseLLM picked. */
 export interface ChosenLLM {
-  /** A model string such as "openai/gpt-4o-mini", or the offline mock. */
-  llm: string | BaseLLM;
+  /** A model string such as "openai/gpt-4o-mini", the offline mock, or undefined: the agents' default (CREWTS_MODEL / MODEL). */
+  llm: string | BaseLLM | undefined;
   /** True when the agents talk to the offline mock server. */
   offline: boolean;
   /** Stops the mock server when there is one; call it when the run is over. */
@@ -18,8 +18,9 @@ export interface ChosenLLM {
 /** MODEL (or CREWTS_MODEL) when set, else a default model for the provider whose key is set, else offline. */
 export async function chooseLLM(): Promise<ChosenLLM> {
   const env = process.env;
+  // crewts reads CREWTS_MODEL and MODEL itself (and names them if they are wrong): no model to pass.
+  if (env.CREWTS_MODEL || env.MODEL) return { llm: undefined, offline: false, close: async () => {} };
   const model =
-    env.CREWTS_MODEL || env.MODEL ||
     (env.OPENAI_API_KEY ? "openai/gpt-4o-mini"
       : env.ANTHROPIC_API_KEY ? "anthropic/claude-3-5-haiku-latest"
       : env.OLLAMA_HOST ? "ollama/llama3.1"
@@ -31,7 +32,8 @@ export async function chooseLLM(): Promise<ChosenLLM> {
   );
   const server = await startMockOpenAIServer({ responses: offlineAnswer });
   return {
-    llm: new LLM({ model: "openai-compatible/mock", baseURL: server.url, apiKey: "offline" }),
+    // The mock answers in text (no tool calls), so agents use the text protocol with it.
+    llm: new LLM({ model: "openai-compatible/mock", baseURL: server.url, apiKey: "offline", functionCalling: false }),
     offline: true,
     close: () => server.close(),
   };
@@ -49,7 +51,9 @@ function offlineAnswer(request: MockRequest): string {
   const all = texts.join("\\n");
   const schema = /JSON schema[^{]*(\\{[\\s\\S]*\\})/.exec(texts.at(-1) ?? "")?.[1];
   const react = all.includes("Final Answer:");
-  if (!react && !schema) return answerFromContext(messages, texts);
+  // A task prompt (agents without tools get one with no ReAct format) gets a draft; anything else is a question.
+  const task = all.includes("Current Task:");
+  if (!react && !schema && !task) return answerFromContext(messages, texts);
   const answer = schema ? JSON.stringify(sampleOf(parseSchema(schema))) : draft(all);
   return react ? "Thought: I now know the final answer\\nFinal Answer: " + answer : answer;
 }
