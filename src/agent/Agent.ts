@@ -148,10 +148,10 @@ export class Agent {
       if (callUsage) addToUsageMetrics(callUsage, spent);
     };
     // As CrewAI: the tools of the agent's MCP servers come on top of the task's (or the agent's) tools.
-    const activeTools = mcp && this.options.mcps ? [...(tools ?? this.tools), ...(await mcp.toolsFor(this.options.mcps, this, tools ?? this.tools))] : (tools ?? this.tools);
     const fullSource: CallSource = { agentId: this.id, agentRole: this.role, ...source };
     if (task.id !== undefined) fullSource.taskId = task.id;
     if (task.name !== undefined) fullSource.taskName = task.name;
+    const activeTools = mcp && this.options.mcps ? [...(tools ?? this.tools), ...(await mcp.toolsFor(this.options.mcps, this, tools ?? this.tools, fullSource))] : (tools ?? this.tools);
     let taskPrompt = buildTaskPrompt(task, context);
     if (this.options.injectDate) taskPrompt += prompts.currentDate(formatDate(new Date(), this.options.dateFormat ?? "%Y-%m-%d"));
     const knowledge = this.ownKnowledge();

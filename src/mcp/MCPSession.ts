@@ -41,9 +41,10 @@ export class MCPSession {
    * `existing` tools or another server's (colliding names get the server's name as a prefix).
    * Throws MCPConnectionError for an unreachable server marked `required`.
    */
-  async toolsFor(references: readonly MCPServerReference[], agent: MCPAgentInfo, existing: readonly BaseTool[] = []): Promise<BaseTool[]> {
+  async toolsFor(references: readonly MCPServerReference[], agent: MCPAgentInfo, existing: readonly BaseTool[] = [], runSource?: EventSource): Promise<BaseTool[]> {
     const configs = references.map((reference) => resolveServerConfig(reference));
-    const source: EventSource = { agentId: agent.id, agentRole: agent.role };
+    // The run's ids (crew, kickoff, task) let MCP events be told apart per run and traced inside it.
+    const source: EventSource = { ...runSource, agentId: agent.id, agentRole: agent.role };
     const listed = await Promise.all(configs.map((config) => this.serverTools(config, agent, source)));
     const entries = listed.flatMap((result, index) => (result ? result.map((info) => ({ config: configs[index]!, info })) : []));
     const names = assignToolNames(

@@ -1,6 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { CrewtsEvent, EventBus, EventSource, EventType } from "../events/index.js";
 import { runOf, type RunTracer } from "./RunTracer.js";
+import { currentScope } from "./traceContext.js";
 
 type Handler<K extends EventType> = (event: CrewtsEvent<K>, t: RunTracer) => void;
 type HandlerMap = { [K in EventType]?: Handler<K> };
@@ -19,6 +20,10 @@ const retrievalKey = (e: EventSource) => `r:${runOf(e)}:${e.taskId ?? ""}:${e.ag
 const memoryQueryKey = (e: EventSource & { memoryKind: string }) => `q:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.memoryKind}`;
 const knowledgeKey = (e: EventSource & { collectionName: string }) => `k:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.collectionName}`;
 const rewriteKey = (e: EventSource) => `kq:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}`;
+const mcpCallKey = (e: EventSource & { serverName: string; toolName: string }) => `p:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.serverName}:${e.toolName}`;
+const mcpConnectKey = (e: EventSource & { serverName: string }) => `pc:${runOf(e)}:${e.serverName}`;
+/** MCP spans say which server, by name and transport (never its URL query, headers or environment). */
+const mcpAttributes = (e: EventSource & { serverName: string; transport: string }): Attributes => ({ ...agentAttributes(e), "crewts.mcp.server": e.serverName, "crewts.mcp.transport": e.transport });
 
 // Each span carries its own ids only (a task span the task's, an agent span the agent's); the rest
 // is on its ancestors. Attributes cost time on every span, and tracing must stay cheap per task.
@@ -107,6 +112,16 @@ const handlers: HandlerMap = {
     if (!t.span(toolKey(e))) t.start(e, toolKey(e), "tool.call", within(e), { ...agentAttributes(e), "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName });
     t.end(toolKey(e), undefined, e.error);
   },
+
+  // An MCP call runs inside its crewts tool call, so it nests under that tool.call span.
+  mcp_connection_started: (e, t) => t.start(e, mcpConnectKey(e), "mcp.connect", currentScope() ? [] : within(e), mcpAttributes(e)),
+  mcp_connection_completed: (e, t) => t.end(mcpConnectKey(e), { "crewts.mcp.reconnect": e.reconnect }),
+  mcp_connection_failed: (e, t) => t.end(mcpConnectKey(e), undefined, e.error),
+  mcp_tool_execution_started: (e, t) =>
+    // Inside a tool run the active scope is its tool.call span; elsewhere, the agent's work.
+    t.start(e, mcpCallKey(e), "mcp.call", currentScope() ? [] : within(e), withContent(t, { ...mcpAttributes(e), "gen_ai.tool.name": e.toolName }, "crewts.tool.arguments", e.toolArgs)),
+  mcp_tool_execution_completed: (e, t) => t.end(mcpCallKey(e), withContent(t, {}, "crewts.tool.output", e.output)),
+  mcp_tool_execution_failed: (e, t) => t.end(mcpCallKey(e), undefined, e.error),
 
   flow_started: (e, t) => t.start(e, flowKey(e.flowId), "flow.kickoff", [], withContent(t, { "crewts.flow.name": e.flowName, "crewts.flow.id": e.flowId }, "crewts.flow.inputs", e.inputs)),
   flow_finished: (e, t) => t.end(flowKey(e.flowId), withContent(t, {}, "crewts.flow.result", e.result)),
