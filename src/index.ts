@@ -75,3 +75,15 @@ export * from "./hooks/index.js";
 
 // Durable runs: checkpoints, resume and fork.
 export * from "./runtime/checkpoint/index.js";
+
+// Human feedback and pauses: @humanFeedback for flow methods, providers that pause flows and crews.
+export { humanFeedback, type HumanFeedbackDecorator } from "./flow/humanFeedback/humanFeedback.js";
+export {
+  HumanFeedbackError,
+  HumanFeedbackPending,
+  type HumanFeedbackOptions,
+  type HumanFeedbackProvider,
+  type HumanFeedbackResult,
+  type PendingFeedbackContext,
+} from "./flow/humanFeedback/types.js";
+export { HumanInputPending } from "./runtime/humanInputPending.js";

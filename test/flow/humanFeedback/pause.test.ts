@@ -1,11 +1,20 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Flow, listen, or, start } from "../../../src/flow/index.js";
-import { humanFeedback } from "../../../src/flow/humanFeedback/humanFeedback.js";
-import { HumanFeedbackError, HumanFeedbackPending, type HumanFeedbackProvider, type HumanFeedbackResult } from "../../../src/flow/humanFeedback/types.js";
-import { SQLiteFlowPersistence } from "../../../src/flow/persistence/SQLiteFlowPersistence.js";
-import { eventBus } from "../../../src/events/index.js";
+// The public entry point: these names are part of the package's exports.
+import {
+  eventBus,
+  Flow,
+  humanFeedback,
+  HumanFeedbackError,
+  HumanFeedbackPending,
+  listen,
+  or,
+  SQLiteFlowPersistence,
+  start,
+  type HumanFeedbackProvider,
+  type HumanFeedbackResult,
+} from "../../../src/index.js";
 import { FakeLLM } from "../../../src/testing/FakeLLM.js";
 import { useTempStorageDir } from "../helpers.js";
 
