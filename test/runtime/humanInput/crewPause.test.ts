@@ -94,6 +94,27 @@ describe("a crew paused for human input", () => {
     expect(asked).toHaveLength(1);
   });
 
+  it("pauses a crew when a pause comes from inside a tool (a nested crew's approval), instead of turning it into an observation", async () => {
+    const asked = pausingProvider();
+    const ran: string[] = [];
+    const inner = tool({ name: "wipe", description: "Wipes", schema: z.object({ what: z.string() }), needsApproval: true, execute: ({ what }) => ran.push(what) });
+    const nested = tool({
+      name: "run_cleanup_crew",
+      description: "Runs the cleanup crew",
+      schema: z.object({ area: z.string() }),
+      execute: async ({ area }) => {
+        const cleaner = fakeAgent("Cleaner", [{ toolCalls: [{ name: "wipe", arguments: { what: area } }] }, final("wiped")], { functionCalling: true }, { tools: [inner] });
+        return (await new Crew({ agents: [cleaner.agent], tasks: [task("Wipe", cleaner.agent)] }).kickoff()).raw;
+      },
+    });
+    const boss = fakeAgent("Boss", [{ toolCalls: [{ name: "run_cleanup_crew", arguments: { area: "cache" } }] }, final("all clean")], { functionCalling: true }, { tools: [nested] });
+    const error = await new Crew({ agents: [boss.agent], tasks: [task("Clean", boss.agent)] }).kickoff().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HumanInputPending);
+    expect(asked).toEqual([expect.objectContaining({ kind: "tool_approval", toolName: "wipe", toolInput: { what: "cache" } })]);
+    expect(boss.llm.calls).toHaveLength(1);
+    expect(ran).toEqual([]);
+  });
+
   it("refuses to resume a checkpoint that is not a pause", async () => {
     const { agent } = fakeAgent("A", [final("x")]);
     const crew = new Crew({ agents: [agent], tasks: [task("T", agent)], checkpoint: { location: join(dir, "cps") } });
