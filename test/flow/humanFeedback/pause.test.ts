@@ -8,8 +8,10 @@ import {
   humanFeedback,
   HumanFeedbackError,
   HumanFeedbackPending,
+  InMemoryFlowPersistence,
   listen,
   or,
+  persist,
   SQLiteFlowPersistence,
   start,
   type HumanFeedbackProvider,
@@ -151,5 +153,35 @@ describe("pausing a flow for feedback", () => {
     const flow = await Plain.fromPending(pending.context.flowId);
     expect(await flow.resume("fine")).toBe('fine:{"table":[1,2]}:null');
     expect(provided).toBe(1);
+  });
+
+  it("keeps a @persist flow's pause in its own backend, and a finished resume lets the next kickoff by id run afresh", async () => {
+    const backend = new InMemoryFlowPersistence();
+    let starts = 0;
+    @persist(backend)
+    class Kept extends Flow<{ seen: string[] }> {
+      override initialState = { seen: [] as string[] };
+      @start() begin() {
+        starts++;
+        this.state.seen.push("begin");
+        return "x";
+      }
+      @listen("begin")
+      @humanFeedback({ message: "ok?", provider: { requestFeedback: async (context) => Promise.reject(new HumanFeedbackPending({ context })) } })
+      check() {
+        return "checked";
+      }
+      @listen("check") end(result: HumanFeedbackResult) {
+        this.state.seen.push(`end:${result.feedback}`);
+        return this.state.seen.join(",");
+      }
+    }
+    const pending = (await new Kept().kickoff()) as HumanFeedbackPending;
+    expect(pending).toBeInstanceOf(HumanFeedbackPending);
+    expect(existsSync(join(storage.dir, "flow_states.db"))).toBe(false);
+    const flow = await Kept.fromPending(pending.context.flowId);
+    expect(await flow.resume("fine")).toBe("begin,end:fine");
+    expect(starts).toBe(1);
+    expect(await backend.loadProgress(pending.context.flowId)).toEqual([]);
   });
 });

@@ -115,6 +115,14 @@ describe("a crew paused for human input", () => {
     expect(ran).toEqual([]);
   });
 
+  it("writes no checkpoint when the provider answers at once", async () => {
+    setHumanInputProvider(async () => "");
+    const { agent } = fakeAgent("Writer", [final("done")]);
+    const out = await new Crew({ agents: [agent], tasks: [task("Write", agent, { humanInput: true })] }).kickoff();
+    expect(out.raw).toBe("done");
+    expect(existsSync(join(dir, ".checkpoints"))).toBe(false);
+  });
+
   it("refuses to resume a checkpoint that is not a pause", async () => {
     const { agent } = fakeAgent("A", [final("x")]);
     const crew = new Crew({ agents: [agent], tasks: [task("T", agent)], checkpoint: { location: join(dir, "cps") } });
