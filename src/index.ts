@@ -212,3 +212,15 @@ export { PostgresFlowPersistence, type PostgresFlowPersistenceOptions } from "./
 export { PostgresTaskOutputStore, type PostgresTaskOutputStoreOptions } from "./stores/postgres/PostgresTaskOutputStore.js";
 export { PostgresStoreError } from "./stores/postgres/PostgresDatabase.js";
 export { MissingPeerDependencyError } from "./storage/optionalPeer.js";
+
+// Human feedback and pauses: @humanFeedback for flow methods, providers that pause flows and crews.
+export { humanFeedback, type HumanFeedbackDecorator } from "./flow/humanFeedback/humanFeedback.js";
+export {
+  HumanFeedbackError,
+  HumanFeedbackPending,
+  type HumanFeedbackOptions,
+  type HumanFeedbackProvider,
+  type HumanFeedbackResult,
+  type PendingFeedbackContext,
+} from "./flow/humanFeedback/types.js";
+export { HumanInputPending } from "./runtime/humanInputPending.js";

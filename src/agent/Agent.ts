@@ -1,3 +1,4 @@
+import { HumanInputPending } from "../runtime/humanInputPending.js";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { eventBus } from "../events/EventBus.js";
@@ -196,6 +197,8 @@ export class Agent {
           error instanceof AgentTimeoutError ||
           error instanceof ContextWindowExceededError ||
           error instanceof HookBlockedError ||
+          // A pause for a human is not a failure: the crew checkpoints it and stops.
+          error instanceof HumanInputPending ||
           isAbort(error) ||
           currentRun()?.signal?.aborted === true
         );

@@ -36,6 +36,8 @@ import { validateCrew } from "./validation.js";
 import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints, loadCrewResume, type CrewResume } from "./crewCheckpoints.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
+import { HumanInputPending } from "../runtime/humanInputPending.js";
+import { kickoffCheckpointConfig, resumePausedCrew } from "./crewPause.js";
 import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
 
@@ -170,6 +172,11 @@ export class Crew<T = unknown> {
       await this.taskOutputStore.close();
     }
     return outputs;
+  }
+
+  /** Continues a kickoff that rejected with HumanInputPending: `answer` goes to the task review or tool approval it paused on. */
+  resume(checkpointId: string, answer: string, options: KickoffOptions = {}): Promise<CrewOutput> {
+    return resumePausedCrew(checkpointId, answer, this.checkpointConfig, () => this.kickoff(undefined, { ...options, stream: false, fromCheckpoint: checkpointId }));
   }
 
   /** Copies a crew checkpoint into a new lineage (CrewAI's fork); resume it with `kickoff(inputs, { fromCheckpoint: fork.id })`. */
@@ -344,6 +351,7 @@ export class Crew<T = unknown> {
           ...(logFile ? { onRecord: (r) => logFile.appendRecord(r) } : {}),
         })
       : undefined;
+    let checkpoints: CrewRunCheckpoints | undefined;
     try {
       const finalInputs = mode.beforeKickoff === false ? inputs : await runBeforeKickoff(this.options.beforeKickoff, inputs, this.name);
       if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
@@ -361,9 +369,9 @@ export class Crew<T = unknown> {
       // Concurrent kickoffs: the store keeps the kickoff that started last.
       const recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
       if (!replaying) await recorder.reset();
-      const config = this.checkpointConfig ?? (mode.resume ? {} : undefined);
+      const config = kickoffCheckpointConfig(this.checkpointConfig, mode.resume !== undefined);
       if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
-      const checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume) : undefined;
+      checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume) : undefined;
       const process = () => this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory, checkpoints, kickoffId: source.kickoffId });
       const outputs = checkpoints ? await checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : await process();
       // The last evaluations' tokens belong to this kickoff's usage.
@@ -377,6 +385,7 @@ export class Crew<T = unknown> {
       return output;
     } catch (error) {
       this.usageMetrics = scope.usage();
+      if (error instanceof HumanInputPending) await checkpoints?.pause(error);
       if (eventBus.hasListeners("crew_kickoff_failed")) {
         eventBus.emit("crew_kickoff_failed", { ...source, error: error instanceof Error ? error.message : String(error), ...(runAborted() ? { reason: "aborted" as const } : {}) });
       }

@@ -8,6 +8,7 @@ import { isCrewProgress, type Checkpoint, type CheckpointConfig, type Checkpoint
 import type { Task, TaskOutput } from "../task/index.js";
 import { storedTaskOutput } from "./replay.js";
 import type { TaskRunHooks } from "./SequentialProcess.js";
+import type { HumanInputPending, PendingHumanInputRecord } from "../runtime/humanInputPending.js";
 
 /** Crews write a checkpoint after each task unless told otherwise. */
 export const CREW_CHECKPOINT_EVENTS = ["task_completed"];
@@ -40,6 +41,7 @@ export async function loadCrewResume(ref: string, config: CheckpointConfig | und
 /** The checkpoints of one crew kickoff: the records of finished tasks and a write after each (or on the configured events). */
 export class CrewRunCheckpoints {
   private readonly records = new Map<number, CheckpointTaskRecord>();
+  private pendingInput: PendingHumanInputRecord | undefined;
   readonly recorder: CheckpointRecorder;
 
   constructor(
@@ -56,12 +58,21 @@ export class CrewRunCheckpoints {
         kind: "crew",
         name: crew.name,
         inputs,
-        snapshot: () => ({ progress: { tasks: [...this.records.values()].sort((a, b) => a.index - b.index) }, usage: usage() }),
+        snapshot: () => ({
+          progress: { tasks: [...this.records.values()].sort((a, b) => a.index - b.index), ...(this.pendingInput ? { pendingHumanInput: this.pendingInput } : {}) },
+          usage: usage(),
+        }),
         owns: (event: CrewtsEvent) => (event as { crewId?: string }).crewId === crew.id,
       },
       CREW_CHECKPOINT_EVENTS,
       resume?.lineage,
     );
+  }
+
+  /** Writes the checkpoint of a run paused for human input (whatever the configured events) and sets its id on `pending`. */
+  async pause(pending: HumanInputPending): Promise<void> {
+    this.pendingInput = { context: pending.context, callbackInfo: pending.callbackInfo };
+    pending.checkpointId = await this.recorder.write("human_input_pending", true);
   }
 
   /** `hooks` with the records kept and, after each finished task, a checkpoint written before the next task starts. */

@@ -1,3 +1,4 @@
+import { HumanInputPending } from "../runtime/humanInputPending.js";
 import { z } from "zod";
 import type { Agent } from "../agent/Agent.js";
 import { BaseTool } from "../tools/BaseTool.js";
@@ -44,6 +45,7 @@ async function delegateTo(coworkers: readonly Agent[], coworker: string, request
     const task = new Task({ description: request, expectedOutput: crewPrompts.delegatedExpectedOutput, agent });
     return await agent.executeTask(task, context.trim() ? context : undefined);
   } catch (error) {
+    if (error instanceof HumanInputPending) throw error;
     // The manager gets the failure as an observation and can pick another coworker or rephrase.
     return crewPrompts.delegationFailed(agent.role, error instanceof Error ? error.message : String(error));
   }

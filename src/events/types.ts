@@ -127,6 +127,14 @@ export interface EventPayloads {
   /** A flow kickoff was aborted by its signal (a method's own failure is method_execution_failed). */
   flow_failed: EventSource & { flowName: string; flowId: string; error: string; reason?: "aborted" };
   method_execution_failed: EventSource & { flowName: string; flowId: string; methodName: string; error: string; durationMs: number };
+  /** A flow method's feedback request paused the run (a provider threw HumanFeedbackPending). */
+  method_execution_paused: EventSource & { flowName: string; flowId: string; methodName: string; state: unknown };
+  /** A flow paused for human feedback; its state is persisted and `fromPending(flowId)` resumes it. */
+  flow_paused: EventSource & { flowName: string; flowId: string; methodName: string; message: string; emit: string[] | null; callbackInfo: Record<string, unknown> };
+  /** `@humanFeedback` asks a human about a method's output. */
+  human_feedback_requested: EventSource & { flowName: string; flowId: string; methodName: string; message: string; output: unknown; emit: string[] | null };
+  /** The human answered; `outcome` is the `emit` outcome it was mapped to (null without emit). */
+  human_feedback_received: EventSource & { flowName: string; flowId: string; methodName: string; feedback: string; outcome: string | null };
 
   /** A checkpoint was written (see CheckpointConfig.onEvents). */
   checkpoint_written: EventSource & { checkpointId: string; lineage: string; branch: string; kind: string; name: string; event: string };

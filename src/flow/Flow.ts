@@ -19,6 +19,10 @@ import { runGlobalAfterKickoff, runGlobalBeforeKickoff } from "../hooks/runHooks
 import { runAborted, runKickoff, streamKickoff, untilRunAborted } from "../runtime/kickoffRun.js";
 import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import type { StreamingOutput } from "../runtime/StreamingOutput.js";
+import { feedbackHistoryOf, registerFeedbackHost } from "./humanFeedback/host.js";
+import { HumanFeedbackPending, type HumanFeedbackResult } from "./humanFeedback/types.js";
+import { pauseFlow } from "./humanFeedback/pending.js";
+import { finishResume, flowPauses, loadResume, prepareResume, takeResumeJournal } from "./humanFeedback/resume.js";
 
 /** Options of a flow instance. */
 export interface FlowOptions {
@@ -72,6 +76,36 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
       if (!parsed.success) throw new TypeError(`Invalid flow checkpoint option: ${parsed.error.issues.map((i) => `${i.path.join(".") || "checkpoint"}: ${i.message}`).join("; ")}.`);
     }
     this.#checkpoint = checkpointConfigOf(options.checkpoint);
+    registerFeedbackHost(this, { lessonBackend: () => this.#restoreBackend() });
+  }
+
+  /** The most recent `@humanFeedback` result of this flow (CrewAI's `last_human_feedback`). */
+  get lastHumanFeedback(): HumanFeedbackResult | undefined {
+    return feedbackHistoryOf(this).at(-1);
+  }
+
+  /** Every `@humanFeedback` result of this flow, oldest first (CrewAI's `human_feedback_history`). */
+  get humanFeedbackHistory(): readonly HumanFeedbackResult[] {
+    return feedbackHistoryOf(this);
+  }
+
+  /** Rebuilds a flow paused for human feedback (`kickoff` resolved with a HumanFeedbackPending) from its persistence; continue it with `resume(feedback)`. */
+  static async fromPending<F extends Flow<object>>(this: new (options?: FlowOptions) => F, flowId: string, options: { persistence?: FlowPersistence } = {}): Promise<F> {
+    const flow = new this(options.persistence ? { persistence: options.persistence } : {});
+    const base = flow as Flow<object>;
+    try {
+      const loaded = await loadResume(base, base.#pauseBackend(), flowId);
+      await base.#ownState(loaded.state);
+    } finally {
+      if (base.#running === 0) await base.#defaultPersistence?.close?.();
+    }
+    return flow;
+  }
+
+  /** Answers the pending feedback request of a flow from `fromPending`: maps the feedback, routes it, and runs the flow to its end (or its next pause). */
+  async resume(feedback: string, options: KickoffOptions = {}): Promise<unknown> {
+    const flowId = await prepareResume(this, feedback);
+    return this.kickoff({ id: flowId } as FlowInputs<S>, options);
   }
 
   /** The flow state; always has `id`. Built from `initialState` on first access. */
@@ -87,7 +121,8 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
   /**
    * Runs the flow: merges `inputs` into the state (restoring the persisted state first when
    * `inputs.id` is given and the flow persists), runs the start methods and everything they trigger,
-   * and resolves with the result of the method that finished last.
+   * and resolves with the result of the method that finished last (or, when a feedback provider paused
+   * the flow, with its HumanFeedbackPending: `fromPending` and `resume` continue it).
    */
   kickoff(inputs: FlowInputs<S> | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<R>>;
   kickoff(inputs?: FlowInputs<S>, options?: KickoffOptions): Promise<R>;
@@ -122,16 +157,23 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
       // A persisted run by id that was killed before it finished resumes after its recorded methods.
       const backend = !resume && typeof given?.id === "string" ? this.#restoreBackend() : undefined;
       const progress = backend?.loadProgress ? await backend.loadProgress(given!.id as string) : undefined;
-      const durability = progress?.length ? { ...durable?.durability, replay: progress } : durable?.durability;
+      // Resuming a pause replays the paused run; a flow that may pause keeps a journal of its run.
+      const paused = takeResumeJournal(this);
+      const replay = paused ?? (progress?.length ? progress : undefined);
+      const durability = replay ? { ...durable?.durability, replay } : (durable?.durability ?? (flowPauses(def) ? {} : undefined));
       const run: FlowRun = new FlowRun(this.#runHost(instance, currentState, durability), def, this.maxMethodCalls);
       if (alongside) Object.defineProperty(instance, "methodOutputs", { get: () => run.outputs });
       else this.#lastRun = run;
       const execute = () =>
         untilRunAborted(run.execute()).catch((error: unknown) => {
+          if (error instanceof HumanFeedbackPending) return pauseFlow(this.#pauseBackend(), instance, flowNameOf(this, def), currentState(), run.journal, error);
           emitFlowFailed(flowNameOf(this, def), String(state.id), error);
           throw alongside ? explainViewError(error, def.name) : error;
         });
       const finished = durable ? await durable.recorder.around(FLOW_CHECKPOINT_EVENTS, execute) : await execute();
+      // A pause resolves the kickoff with the pending request (as CrewAI); callers of a flow with @humanFeedback check `instanceof HumanFeedbackPending`.
+      if (finished instanceof HumanFeedbackPending) return finished as R;
+      if (paused) await finishResume(paused, this.#pauseBackend());
       await this.#forgetProgress(String(currentState().id));
       const result = await runGlobalAfterKickoff("flow", flowNameOf(this, def), finished);
       if (eventBus.hasListeners("flow_finished")) {
@@ -221,6 +263,11 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
     const backends = new Set<FlowPersistence>();
     for (const m of this.#definition.methods) if (m.persist !== undefined) backends.add(this.#backendFor(m.persist));
     for (const backend of backends) await backend.clearProgress?.(flowId);
+  }
+
+  /** Where a pause is saved: the flow's persistence, else the default SQLite one. */
+  #pauseBackend(): FlowPersistence {
+    return this.#restoreBackend() ?? this.#backendFor("default");
   }
 
   #backendFor(target: PersistTarget): FlowPersistence {

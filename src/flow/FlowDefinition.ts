@@ -27,6 +27,8 @@ export interface FlowMethodDef {
   readonly match: "direct" | "tree";
   /** A non-router `or` of several triggers fires once per arming (CrewAI's fired-OR ledger). */
   readonly fireOnce: boolean;
+  /** The label the result routes on, when not the result itself (see FlowMethodSpec.routeBy). */
+  readonly routeBy?: (result: unknown) => unknown;
 }
 
 /** The resolved shape of a flow class: its methods and who listens to what. */
@@ -114,6 +116,7 @@ function buildDefinition(cls: FlowClass): FlowDefinition {
         triggerNames: new Set(trigger === undefined ? [] : conditionTriggers(trigger)),
         match: direct ? "direct" : "tree",
         fireOnce: !isRouter && typeof trigger === "object" && trigger.type === "OR" && trigger.conditions.length > 1,
+        ...(spec.routeBy ? { routeBy: spec.routeBy } : {}),
       });
     }
   }

@@ -15,6 +15,8 @@ export interface FlowMethodSpec {
   /** Labels a router declares it may return (`@router(cond, { emit })`), for validation and plots. */
   emit?: readonly string[];
   persist?: PersistTarget;
+  /** The label a router's result routes on, when it is not the result itself (`@humanFeedback` routes on the outcome). */
+  routeBy?: (result: unknown) => unknown;
 }
 
 // Keyed by the method's function: decorators see the function at class definition, before any

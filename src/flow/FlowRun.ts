@@ -7,6 +7,7 @@ import { currentRun, runWithContext } from "../runtime/runContext.js";
 import { globalHooks } from "../hooks/registry.js";
 import { runStepHooks } from "../hooks/runHooks.js";
 import type { FlowJournalEntry } from "../runtime/checkpoint/types.js";
+import { HumanFeedbackPending } from "./humanFeedback/types.js";
 
 /** What a run needs from its flow instance. */
 export interface FlowRunHost {
@@ -119,7 +120,8 @@ export class FlowRun {
     // Labels emitted in this step, each with the router output that emitted it (what its listeners receive).
     let labels: string[] | undefined;
     let labelPayloads: unknown[] | undefined;
-    if (routed && emitsLabel(result)) addLabels(result, result, (labels = []), (labelPayloads = []));
+    const label = routed ? labelOf(def.byName.get(trigger), result) : undefined;
+    if (routed && emitsLabel(label)) addLabels(label, result, (labels = []), (labelPayloads = []));
 
     // Routers in sequence: those of the trigger, then those of each label as it is emitted. As in
     // CrewAI, every router of the cascade receives the trigger's result.
@@ -132,7 +134,8 @@ export class FlowRun {
             if (!this.conditionMet(router, router.index, current)) continue;
             const out = await this.runListener(router, result);
             if (out === STOPPED || this.failed) return;
-            if (emitsLabel(out)) addLabels(out, out, (labels ??= []), (labelPayloads ??= []));
+            const outLabel = labelOf(router, out);
+            if (emitsLabel(outLabel)) addLabels(outLabel, out, (labels ??= []), (labelPayloads ??= []));
           }
         }
         if (labels === undefined || next >= labels.length) break;
@@ -272,7 +275,11 @@ export class FlowRun {
         await durable.methodFinished?.(entry);
       }
     } catch (error) {
-      if (observed && eventBus.hasListeners("method_execution_failed")) {
+      if (error instanceof HumanFeedbackPending) {
+        if (eventBus.hasListeners("method_execution_paused")) {
+          eventBus.emit("method_execution_paused", { flowName: this.flowName, flowId: String(this.host.state().id), methodName: method.name, state: stateSnapshot(this.host.state()) });
+        }
+      } else if (observed && eventBus.hasListeners("method_execution_failed")) {
         eventBus.emit("method_execution_failed", {
           flowName: this.flowName,
           flowId: String(this.host.state().id),
@@ -311,6 +318,11 @@ export class FlowRun {
     }
     return error;
   }
+}
+
+/** What a router's result routes on: the result, or what its `routeBy` reads from it. */
+function labelOf(method: FlowMethodDef | undefined, out: unknown): unknown {
+  return method?.routeBy ? method.routeBy(out) : out;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

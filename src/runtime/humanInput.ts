@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline/promises";
+import { currentRun } from "./runContext.js";
 
 /** What a human is asked about: a task's result to review, or a tool call to approve. */
 export interface HumanInputContext {
@@ -10,6 +11,8 @@ export interface HumanInputContext {
   /** tool_approval: the tool and the input it would run with. */
   toolName?: string;
   toolInput?: Record<string, unknown>;
+  /** task_review: the task's result under review. */
+  output?: string;
 }
 
 /** Answers requests for human input (a UI, a chat, a test); `requestInput` resolves with the human's answer. */
@@ -38,8 +41,16 @@ export function setHumanInputProvider(next: HumanInputProvider | HumanInputFunct
   else throw new TypeError("setHumanInputProvider takes { requestInput(context) => Promise<string> }, a function (prompt) => Promise<string>, or undefined.");
 }
 
+/** Whether a provider is set (only a provider can pause a run with HumanInputPending). */
+export function hasHumanInputProvider(): boolean {
+  return provider !== undefined;
+}
+
 /** Asks the provider, else the terminal; without either, fails with a HumanInputError saying how to answer. */
 export async function requestHumanInput(context: HumanInputContext): Promise<string> {
+  // A resumed run answers the question it paused on with the answer given to resume.
+  const prepared = currentRun()?.humanAnswer?.take(context);
+  if (prepared !== undefined) return prepared;
   if (provider) return String(await provider.requestInput(context));
   if (!process.stdin.isTTY) {
     const what = context.kind === "tool_approval" ? `Tool "${context.toolName ?? ""}" needs approval` : "This task has humanInput: true";

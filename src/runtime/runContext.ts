@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { PreparedHumanAnswer } from "./humanInputPending.js";
 import type { StreamChunk } from "./StreamChunk.js";
 
 /** Crew-scoped hooks as the run carries them (see src/hooks); kept opaque here so runtime depends on nothing above it. */
@@ -22,6 +23,8 @@ export interface RunContext {
   readonly taskIds?: readonly string[];
   /** The innermost crew's own hooks. */
   readonly hooks?: ScopedHooks;
+  /** `crew.resume`: the answer to the question the run paused on. */
+  readonly humanAnswer?: PreparedHumanAnswer;
 }
 
 const storage = new AsyncLocalStorage<RunContext>();

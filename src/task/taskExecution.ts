@@ -3,7 +3,8 @@ import type { Agent } from "../agent/Agent.js";
 import type { ExecutorResult } from "../agent/AgentExecutor.js";
 import { ConverterError, convertToSchema } from "../agent/OutputConverter.js";
 import type { CallSource } from "../llm/types.js";
-import { addToUsageMetrics } from "../llm/UsageMetrics.js";
+import { addToUsageMetrics, emptyUsageMetrics } from "../llm/UsageMetrics.js";
+import { currentRun } from "../runtime/runContext.js";
 import type { BaseTool } from "../tools/BaseTool.js";
 import { GuardrailError } from "./errors.js";
 import { checkGuardrail, type NormalizedGuardrailResult, type ResolvedGuardrail } from "./guardrails.js";
@@ -77,14 +78,23 @@ async function parseOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, raw
 
 /** One agent execution, followed by rounds of human feedback when the task asks for them. */
 async function runAgent(task: Task, run: TaskRun, context: string): Promise<ExecutorResult> {
-  let result = await run.agent.executeTaskDetailed(task, context, run.tools, run.source);
+  // A crew resumed from a pause on this review starts from the output that was under review.
+  const resumed = task.humanInput ? currentRun()?.humanAnswer?.takeReview(task.displayName) : undefined;
+  let result = resumed ? reviewedResult(resumed.output) : await run.agent.executeTaskDetailed(task, context, run.tools, run.source);
   if (!task.humanInput) return result;
+  let answer = resumed?.answer;
   for (let round = 0; round < MAX_HUMAN_FEEDBACK_ROUNDS; round++) {
-    const feedback = (await askHuman(taskPrompts.humanFeedbackRequest(result.output))).trim();
+    const asked = answer ?? (await askHuman(taskPrompts.humanFeedbackRequest(result.output), { agentRole: run.agent.role, taskName: task.displayName, output: result.output }));
+    answer = undefined;
+    const feedback = asked.trim();
     if (!feedback) break;
     result = await run.agent.executeTaskDetailed(task, joinContext(context, taskPrompts.humanFeedback(feedback, result.output)), run.tools, run.source);
   }
   return result;
+}
+
+function reviewedResult(output: string): ExecutorResult {
+  return { output, usage: emptyUsageMetrics(), messages: [], iterations: 0, fromTool: false };
 }
 
 async function enforceGuardrail<S extends z.ZodType>(

@@ -1,3 +1,4 @@
+import { HumanInputPending } from "../runtime/humanInputPending.js";
 import { performance } from "node:perf_hooks";
 import { z } from "zod";
 import { eventBus, withinEvent } from "../events/index.js";
@@ -213,7 +214,8 @@ export class ToolRunner {
         if (this.cache && this.shouldCache(tool, parsed.value, result)) this.writeCache(toolName, args, output);
         return succeed(output, false);
       } catch (error) {
-        if (signal?.aborted) throw error;
+        // A pause for a human (a crew or approval inside the tool) stops the run; it is no tool failure.
+        if (signal?.aborted || error instanceof HumanInputPending) throw error;
         lastError = error;
         this.emit("tool_usage_error", () => ({ ...this.source, toolName, toolArgs: args, error: errorMessage(error) }));
       }

@@ -134,6 +134,10 @@ const handlers: HandlerMap = {
     t.end(flowKey(e.flowId), undefined, e.error);
   },
 
+  // A pause for human feedback ends the run's spans without an error; a resume is a new flow.kickoff.
+  method_execution_paused: (e, t) => t.end(`m:${e.flowId}:${e.methodName}`, { "crewts.flow.paused": true }),
+  flow_paused: (e, t) => t.end(flowKey(e.flowId), { "crewts.flow.paused": true, "crewts.flow.method": e.methodName }),
+
   memory_retrieval_started: (e, t) => t.start(e, retrievalKey(e), "memory.retrieval", within(e), { ...agentAttributes(e), "crewts.memory.kinds": e.memoryKinds }),
   memory_retrieval_completed: (e, t) => t.end(retrievalKey(e), withContent(t, { "crewts.memory.items": e.itemsCount }, "crewts.memory.content", e.memoryContent)),
   memory_query_started: (e, t) =>

@@ -5,6 +5,11 @@ import { Agent } from "../../src/agent/index.js";
 import { Crew } from "../../src/crew/index.js";
 import { eventBus } from "../../src/events/index.js";
 import { Flow, listen, start } from "../../src/flow/index.js";
+import { humanFeedback } from "../../src/flow/humanFeedback/humanFeedback.js";
+import { HumanFeedbackPending } from "../../src/flow/humanFeedback/types.js";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { InMemoryTaskOutputStore } from "../../src/storage/index.js";
 import { Task } from "../../src/task/index.js";
 import { FakeLLM } from "../../src/testing/index.js";
@@ -226,6 +231,32 @@ describe("enableTracing: flows and remote parents", () => {
     for (const name of ["flow.method", "flow.kickoff"]) {
       const span = t.spans().find((s) => s.name === name)!;
       expect(span.status).toMatchObject({ code: SpanStatusCode.ERROR, message: "method broke" });
+    }
+  });
+
+  it("ends the method and flow spans of a flow paused for human feedback, without an error", async () => {
+    const t = await traceToMemory();
+    disable = t.disable;
+    class Paused extends Flow {
+      @start()
+      @humanFeedback({ message: "ok?", provider: { requestFeedback: async (context) => Promise.reject(new HumanFeedbackPending({ context })) } })
+      go() {
+        return "x";
+      }
+    }
+    const previous = process.env.CREWTS_STORAGE_DIR;
+    process.env.CREWTS_STORAGE_DIR = await mkdtemp(join(tmpdir(), "crewts-trace-pause-"));
+    try {
+      expect(await new Paused().kickoff()).toBeInstanceOf(HumanFeedbackPending);
+    } finally {
+      await rm(process.env.CREWTS_STORAGE_DIR, { recursive: true, force: true });
+      if (previous === undefined) delete process.env.CREWTS_STORAGE_DIR;
+      else process.env.CREWTS_STORAGE_DIR = previous;
+    }
+    for (const name of ["flow.method", "flow.kickoff"]) {
+      const span = t.spans().find((s) => s.name === name)!;
+      expect(span.status.code).not.toBe(SpanStatusCode.ERROR);
+      expect(span.attributes["crewts.flow.paused"]).toBe(true);
     }
   });
 

@@ -1,3 +1,4 @@
+import type { PendingHumanInputRecord } from "../humanInputPending.js";
 import type { UsageMetrics } from "../../llm/UsageMetrics.js";
 
 /** What kind of run a checkpoint belongs to. */
@@ -34,6 +35,8 @@ export interface CheckpointTaskRecord {
 /** A crew run's progress: the tasks whose outputs are recorded, in task order. */
 export interface CrewProgress {
   readonly tasks: readonly CheckpointTaskRecord[];
+  /** The question a crew paused on (HumanInputPending); `crew.resume(id, answer)` answers it. */
+  readonly pendingHumanInput?: PendingHumanInputRecord;
 }
 
 /** One finished method of a flow run, in completion order. */
