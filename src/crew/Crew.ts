@@ -31,8 +31,9 @@ import { Process } from "./Process.js";
 import { DISCARDED_OUTPUTS, prepareReplay, ReplayRecorder } from "./replay.js";
 import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
-import { loadTrainedAgents, trainCrew, TRAINED_AGENTS_DATA_FILE, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
+import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
+import { copyMembers } from "./copyMembers.js";
 import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints, loadCrewResume, type CrewResume } from "./crewCheckpoints.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
@@ -151,7 +152,7 @@ export class Crew<T = unknown> {
     const outputs = await mapConcurrent(inputsList, concurrency, async (inputs, runIndex) => {
       const copy = this.copy();
       copy.rpmLimiter = this.rpmLimiter;
-      copy.trainedData = this.trainedData ??= this.loadTrainedData();
+      copy.trainedData = this.trainedData ??= readTrainedAgents(this.options.trainedAgentsFile);
       // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
       copy.taskOutputStore = DISCARDED_OUTPUTS;
       copy.knowledge = this.crewKnowledge();
@@ -190,22 +191,7 @@ export class Crew<T = unknown> {
   }
 
   private copyTrusted(): Crew<T> {
-    const agentCopies = new Map<Agent, Agent>();
-    const copyAgent = (agent: Agent): Agent => {
-      let copied = agentCopies.get(agent);
-      if (!copied) {
-        copied = agent.copy();
-        agentCopies.set(agent, copied);
-      }
-      return copied;
-    };
-    const agents = this.agents.map(copyAgent);
-    const taskCopies = new Map<Task, Task>();
-    const tasks = this.tasks.map((task) => {
-      const copied = task.copy(copyAgent, (contextTask) => taskCopies.get(contextTask) ?? contextTask);
-      taskCopies.set(task, copied);
-      return copied;
-    });
+    const { agents, tasks } = copyMembers(this.agents, this.tasks);
     const { managerAgent, beforeKickoff, afterKickoff, knowledgeSources } = this.options;
     return new Crew<T>({
       ...this.options,
@@ -225,17 +211,6 @@ export class Crew<T = unknown> {
       return await trainCrew(this, options);
     } finally {
       this.trainedData = undefined;
-    }
-  }
-
-  private async loadTrainedData(): Promise<TrainedAgentsData | undefined> {
-    const file = this.options.trainedAgentsFile;
-    try {
-      return await loadTrainedAgents(file ?? TRAINED_AGENTS_DATA_FILE);
-    } catch (error) {
-      if (file !== undefined) throw error;
-      process.emitWarning(`Trained agent data not used: ${(error as Error).message}`, { code: "CREWTS_TRAINED_DATA" });
-      return undefined;
     }
   }
 
@@ -405,7 +380,7 @@ export class Crew<T = unknown> {
    */
   private async applyTrainedData(members: RunMembers): Promise<void> {
     // Read once per crew (and shared with kickoffForEach's copies); train() forgets it.
-    this.trainedData ??= this.loadTrainedData();
+    this.trainedData ??= readTrainedAgents(this.options.trainedAgentsFile);
     const data = await this.trainedData;
     if (!data) return;
     members.applyTrainedData(data);

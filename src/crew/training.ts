@@ -292,3 +292,17 @@ function terminalFeedback(io: TrainCrewOptions["io"]): TrainingFeedback {
     }
   };
 }
+
+/**
+ * What a crew's kickoffs apply of `crew.train`: the trained file it names (whose errors fail the
+ * kickoff), else the default file, whose errors only warn since nobody asked for it.
+ */
+export async function readTrainedAgents(file: string | undefined): Promise<TrainedAgentsData | undefined> {
+  try {
+    return await loadTrainedAgents(file ?? TRAINED_AGENTS_DATA_FILE);
+  } catch (error) {
+    if (file !== undefined) throw error;
+    process.emitWarning(`Trained agent data not used: ${(error as Error).message}`, { code: "CREWTS_TRAINED_DATA" });
+    return undefined;
+  }
+}
