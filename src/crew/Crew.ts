@@ -38,6 +38,7 @@ import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints, loadCrewResume, type CrewRe
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
+import { claimHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -357,9 +358,11 @@ export class Crew {
       // Concurrent kickoffs: the store keeps the kickoff that started last.
       const recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
       if (!replaying) await recorder.reset();
-      const config = this.checkpointConfig ?? (mode.resume ? {} : undefined);
+      // A host (crewts worker) may ask for checkpoints in a lineage of its own.
+      const host = claimHostCheckpoints();
+      const config = this.checkpointConfig ?? (mode.resume || host ? {} : undefined);
       if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
-      const checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume) : undefined;
+      const checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, host) : undefined;
       const process = () => this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory, checkpoints, kickoffId: source.kickoffId });
       const outputs = checkpoints ? await checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : await process();
       // The last evaluations' tokens belong to this kickoff's usage.

@@ -9,6 +9,7 @@ import { FLOW_CHECKPOINT_EVENTS, flowCheckpointing, loadFlowResume } from "./flo
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
+import { claimHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import type { Checkpoint, CheckpointConfig, FlowJournalEntry } from "../runtime/checkpoint/types.js";
 import { plotFlow } from "./plot/plotFlow.js";
 import type { FlowPersistence } from "./persistence/FlowPersistence.js";
@@ -104,9 +105,10 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
         eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }
       const currentState = alongside ? () => state : () => this.#liveState();
-      const config = this.#checkpoint ?? (resume ? {} : undefined);
+      const host = claimHostCheckpoints();
+      const config = this.#checkpoint ?? (resume || host ? {} : undefined);
       const durable = config
-        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, (): FlowRun => run)
+        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, (): FlowRun => run, host)
         : undefined;
       // A persisted run by id that was killed before it finished resumes after its recorded methods.
       const backend = !resume && typeof given?.id === "string" ? this.#restoreBackend() : undefined;

@@ -37,10 +37,12 @@ export interface RunStatus {
   last_step?: { type: string; name?: string; output?: string };
 }
 
-/** Options of one run: the signal aborts it, onEvent hears its events. */
+/** Options of one run: the signal aborts it, onEvent hears its events and chunks. */
 export interface RunOptions {
   signal: AbortSignal;
   onEvent: (event: RunEvent) => void;
+  /** Resume from this checkpoint (a worker retrying a run that crashed). */
+  fromCheckpoint?: string;
 }
 
 /**

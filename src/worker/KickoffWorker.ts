@@ -1,6 +1,8 @@
 import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { setRequestLimiterFactory } from "../agent/requestLimiters.js";
+import { checkpointStoreFor } from "../runtime/checkpoint/checkpointStores.js";
+import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import { errorText } from "../serve/InProcessRuns.js";
 import { stepOf } from "../serve/runEvents.js";
 import type { RunController, RunEvent, RunStatus } from "../serve/types.js";
@@ -39,7 +41,7 @@ export interface KickoffWorker {
  * Runs kickoffs from the queue: `concurrency` at a time, their events relayed through Redis to
  * /stream, cancels heard on a channel and turned into an abort, webhooks told, and every crew's
  * llmRateLimit counted in Redis so it holds across all workers. A job whose worker dies is taken
- * over by another after `lockDurationMs` (stalled-job recovery) and run again.
+ * over by another after `lockDurationMs` (stalled-job recovery) and resumed from its newest checkpoint.
  */
 export async function startWorker(options: KickoffWorkerOptions): Promise<KickoffWorker> {
   const url = options.redisUrl ?? process.env.CREWTS_REDIS_URL;
@@ -87,9 +89,17 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
       ]).catch(() => undefined);
       notifier?.event(event);
     };
-    if (job.attemptsMade > 0 || job.stalledCounter > 0) onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1 });
+    // Every kickoff writes checkpoints into a lineage named by its id (in Postgres when
+    // CREWTS_DATABASE_URL is set): a retried or stalled job resumes from the newest, so the tasks
+    // its crashed attempt finished are not run again.
+    let fromCheckpoint: string | undefined;
+    if (job.attemptsMade > 0 || job.stalledCounter > 0) {
+      fromCheckpoint = (await checkpointStoreFor({}).list({ lineage: id })).at(-1)?.id;
+      onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
+    }
     try {
-      const result = await options.controller.start(job.data.inputs, { signal: abort.signal, onEvent });
+      const runOptions = { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) };
+      const result = await withHostCheckpoints(id, () => options.controller.start(job.data.inputs, runOptions));
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
       return result;
     } catch (error) {
