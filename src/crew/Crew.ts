@@ -38,7 +38,7 @@ import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints, loadCrewResume, type CrewRe
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
-import { claimHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
+import { claimHostCheckpoints, type HostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -303,13 +303,16 @@ export class Crew {
   private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
     // This kickoff's own copies of the agents and tasks (kickoffForEach's crew copies are already its own).
     const members = new RunMembers(this.agents, this.tasks, this.runsInPlace);
+    // A host (crewts serve or worker) may ask for checkpoints in a lineage of its own.
+    const host = claimHostCheckpoints();
+    if (host) mode = { ...mode, host };
     try {
       if (mode.replayTaskId !== undefined) {
         const { startIndex, storedInputs } = await prepareReplay(this.taskOutputStore, mode.replayTaskId, members.tasks);
         return await this.runMembers(members, inputs ?? storedInputs, { ...execute, startIndex }, mode);
       }
       if (mode.fromCheckpoint !== undefined) {
-        const resume = await loadCrewResume(mode.fromCheckpoint, this.checkpointConfig, members.tasks, this.name);
+        const resume = await loadCrewResume(mode.fromCheckpoint, this.checkpointConfig ?? host?.config, members.tasks, this.name);
         const stored = resume.checkpoint.inputs;
         const given = inputs !== undefined && Object.keys(inputs).length > 0;
         return await this.runMembers(members, given ? inputs : stored, { ...execute, restored: resume.restored }, { ...mode, resume, beforeKickoff: given });
@@ -358,11 +361,11 @@ export class Crew {
       // Concurrent kickoffs: the store keeps the kickoff that started last.
       const recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
       if (!replaying) await recorder.reset();
-      // A host (crewts worker) may ask for checkpoints in a lineage of its own.
-      const host = claimHostCheckpoints();
-      const config = this.checkpointConfig ?? (mode.resume || host ? {} : undefined);
+      const host = mode.host;
+      const config = this.checkpointConfig ?? host?.config ?? (mode.resume ? {} : undefined);
       if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
-      const checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, host) : undefined;
+      const lineage = host && { lineage: host.lineage, branch: "main" };
+      const checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, lineage) : undefined;
       const process = () => this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory, checkpoints, kickoffId: source.kickoffId });
       const outputs = checkpoints ? await checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : await process();
       // The last evaluations' tokens belong to this kickoff's usage.
@@ -471,6 +474,8 @@ interface RunMode {
   /** Resume from this checkpoint (an id or a JSON file); `resume` is it, once loaded. */
   fromCheckpoint?: string;
   resume?: CrewResume;
+  /** Checkpoints the host running the kickoff asked for. */
+  host?: HostCheckpoints;
   /** Run the before-kickoff hooks on the inputs (default true). */
   beforeKickoff?: boolean;
 }

@@ -91,7 +91,9 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
   async #kickoffNow(inputs: FlowInputs<S> | undefined, options: KickoffOptions): Promise<unknown> {
     const def = this.#definition;
     const startedAt = performance.now();
-    const resume = options.fromCheckpoint !== undefined ? await loadFlowResume(options.fromCheckpoint, this.#checkpoint, flowNameOf(this, def)) : undefined;
+    // A host (crewts serve or worker) may ask for checkpoints in a lineage of its own.
+    const host = claimHostCheckpoints();
+    const resume = options.fromCheckpoint !== undefined ? await loadFlowResume(options.fromCheckpoint, this.#checkpoint ?? host?.config, flowNameOf(this, def)) : undefined;
     const given = inputs;
     if (resume) inputs = { ...resume.state, ...resume.checkpoint.inputs, ...inputs, id: String(resume.state.id) } as FlowInputs<S>;
     // A kickoff while another runs on this instance gets a state of its own (see runView).
@@ -105,10 +107,9 @@ export abstract class Flow<S extends object = Record<string, unknown>> {
         eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }
       const currentState = alongside ? () => state : () => this.#liveState();
-      const host = claimHostCheckpoints();
-      const config = this.#checkpoint ?? (resume || host ? {} : undefined);
+      const config = this.#checkpoint ?? host?.config ?? (resume ? {} : undefined);
       const durable = config
-        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, (): FlowRun => run, host)
+        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, (): FlowRun => run, host && { lineage: host.lineage, branch: "main" })
         : undefined;
       // A persisted run by id that was killed before it finished resumes after its recorded methods.
       const backend = !resume && typeof given?.id === "string" ? this.#restoreBackend() : undefined;

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { eventBus } from "../events/EventBus.js";
 import { loadOptionalPeer } from "../storage/optionalPeer.js";
 import { bearerMatches, isLoopback, ServerConfigError } from "./auth.js";
-import { InProcessRuns, ServerClosingError } from "./InProcessRuns.js";
+import { InProcessRuns, ServerClosingError, type InProcessRunsOptions } from "./InProcessRuns.js";
 import { openApiDocument } from "./openapi.js";
 import { crewController, flowController, type CrewFactory, type FlowFactory } from "./projectController.js";
 import { describeIssues, kickoffBodySchema, resumeBodySchema } from "./requests.js";
@@ -31,6 +31,8 @@ export interface CreateServerOptions {
   eventBus?: RunEventSource;
   /** Shown in /openapi.json. */
   version?: string;
+  /** In-process kickoffs: where they write checkpoints (see InProcessRunsOptions.checkpoint). */
+  checkpoint?: InProcessRunsOptions["checkpoint"];
 }
 
 /** A running crewts HTTP server. */
@@ -50,7 +52,7 @@ export async function createServer(options: CreateServerOptions): Promise<Crewts
   const { streamSSE } = await import("hono/streaming");
   const token = options.token ?? process.env.CREWTS_SERVER_TOKEN ?? undefined;
   const controller = options.controller ?? pickController(options);
-  const backend = options.backend ?? new InProcessRuns(controller);
+  const backend = options.backend ?? new InProcessRuns(controller, options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {});
   const graceMs = options.graceMs ?? 30_000;
   const limit = options.bodyLimit ?? 1024 * 1024;
 

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { setRequestLimiterFactory } from "../agent/requestLimiters.js";
 import { checkpointStoreFor } from "../runtime/checkpoint/checkpointStores.js";
 import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
+import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { errorText } from "../serve/InProcessRuns.js";
 import { stepOf } from "../serve/runEvents.js";
 import type { RunController, RunEvent, RunStatus } from "../serve/types.js";
@@ -28,6 +29,11 @@ export interface KickoffWorkerOptions {
   lockDurationMs?: number;
   /** The window of llmRateLimit in Redis (requestsPerMinute scaled to it); default 60 000 ms. */
   rateLimitWindowMs?: number;
+  /**
+   * Where kickoffs without a checkpoint option of their own write checkpoints (a lineage per kickoff
+   * id, resumed by a retry); default: Postgres with CREWTS_DATABASE_URL, else ./.checkpoints. false: none.
+   */
+  checkpoint?: CheckpointConfig | false;
 }
 
 /** A running `crewts worker`. */
@@ -51,6 +57,7 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   const keys = queueKeys(name);
   const client: Redis = await connectRedis(url);
   const running = new Map<string, AbortController>();
+  const checkpoint = options.checkpoint === false ? undefined : (options.checkpoint ?? {});
   // Set when the worker shuts down: the kickoffs it aborts then are retried elsewhere, not cancelled.
   let shuttingDown = false;
 
@@ -94,12 +101,12 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     // its crashed attempt finished are not run again.
     let fromCheckpoint: string | undefined;
     if (job.attemptsMade > 0 || job.stalledCounter > 0) {
-      fromCheckpoint = (await checkpointStoreFor({}).list({ lineage: id })).at(-1)?.id;
+      if (checkpoint) fromCheckpoint = (await checkpointStoreFor(checkpoint).list({ lineage: id })).at(-1)?.id;
       onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
     }
     try {
-      const runOptions = { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) };
-      const result = await withHostCheckpoints(id, () => options.controller.start(job.data.inputs, runOptions));
+      const start = () => options.controller.start(job.data.inputs, { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
+      const result = await (checkpoint ? withHostCheckpoints({ lineage: id, config: checkpoint }, start) : start());
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
       return result;
     } catch (error) {

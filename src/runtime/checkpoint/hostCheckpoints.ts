@@ -1,8 +1,14 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { CheckpointLineage } from "./CheckpointRecorder.js";
+import type { CheckpointConfig } from "./types.js";
+
+/** What a host asks of the kickoff it runs: checkpoints in `lineage`, with `config` unless the crew or flow has its own. */
+export interface HostCheckpoints {
+  readonly lineage: string;
+  readonly config: CheckpointConfig;
+}
 
 interface HostRequest {
-  readonly lineage: string;
+  readonly checkpoints: HostCheckpoints;
   claimed: boolean;
 }
 
@@ -11,20 +17,20 @@ const requests = new AsyncLocalStorage<HostRequest>();
 let asked = false;
 
 /**
- * Runs `work` so that the first crew or flow kickoff started inside it writes checkpoints (with the
- * default store when it has no `checkpoint` option) into `lineage`. `crewts worker` uses it with the
- * kickoff id, so a retried job finds the newest checkpoint of its run by that id.
+ * Runs `work` so that the first crew or flow kickoff started inside it writes checkpoints into
+ * `checkpoints.lineage`. `crewts serve` and `crewts worker` use it with the kickoff id, so a retried
+ * job (or a cancelled run) is resumed from the newest checkpoint of that id.
  */
-export function withHostCheckpoints<T>(lineage: string, work: () => Promise<T>): Promise<T> {
+export function withHostCheckpoints<T>(checkpoints: HostCheckpoints, work: () => Promise<T>): Promise<T> {
   asked = true;
-  return requests.run({ lineage, claimed: false }, work);
+  return requests.run({ checkpoints, claimed: false }, work);
 }
 
-/** The lineage a host asked for, given once: to the outermost kickoff only (crews inside it write their own). */
-export function claimHostCheckpoints(): CheckpointLineage | undefined {
+/** The host's request, given once: to the outermost kickoff only (crews it starts write their own). */
+export function claimHostCheckpoints(): HostCheckpoints | undefined {
   if (!asked) return undefined;
   const request = requests.getStore();
   if (!request || request.claimed) return undefined;
   request.claimed = true;
-  return { lineage: request.lineage, branch: "main" };
+  return request.checkpoints;
 }
