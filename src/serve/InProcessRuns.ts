@@ -1,5 +1,6 @@
 import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
+import { withTraceContext } from "../tracing/propagation.js";
 import { stepOf } from "./runEvents.js";
 import { FINAL_STATES, type KickoffRequest, type RunBackend, type RunController, type RunEvent, type RunStatus } from "./types.js";
 import { WebhookNotifier } from "./webhooks.js";
@@ -133,7 +134,8 @@ export class InProcessRuns implements RunBackend {
     };
     try {
       const start = () => this.controller.start(request.inputs, { signal: run.abort.signal, onEvent });
-      const result = await (this.checkpoint ? withHostCheckpoints({ lineage: id, config: this.checkpoint }, start) : start());
+      const checkpointed = () => (this.checkpoint ? withHostCheckpoints({ lineage: id, config: this.checkpoint }, start) : start());
+      const result = await withTraceContext(request.trace, checkpointed);
       this.finish(run, { ...run.status, state: "SUCCESS", result });
     } catch (error) {
       this.finish(run, { ...run.status, state: "FAILED", error: errorText(error) });

@@ -18,6 +18,8 @@ export interface KickoffWebhooks {
 export interface KickoffRequest {
   inputs: Record<string, unknown>;
   webhooks?: KickoffWebhooks;
+  /** W3C trace context (`traceparent`, `tracestate`) of what asked for the kickoff: its spans continue that trace. */
+  trace?: Record<string, string>;
 }
 
 /** A run's event as /stream sends it: the event's type and its JSON-safe fields. */

@@ -4,6 +4,7 @@ import { setRequestLimiterFactory } from "../agent/requestLimiters.js";
 import { checkpointStoreFor } from "../runtime/checkpoint/checkpointStores.js";
 import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
+import { withTraceContext } from "../tracing/propagation.js";
 import { errorText } from "../serve/InProcessRuns.js";
 import { stepOf } from "../serve/runEvents.js";
 import type { RunController, RunEvent, RunStatus } from "../serve/types.js";
@@ -106,7 +107,9 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     }
     try {
       const start = () => options.controller.start(job.data.inputs, { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
-      const result = await (checkpoint ? withHostCheckpoints({ lineage: id, config: checkpoint }, start) : start());
+      const checkpointed = () => (checkpoint ? withHostCheckpoints({ lineage: id, config: checkpoint }, start) : start());
+      // The kickoff's spans continue the trace of whoever queued it (the server's request).
+      const result = await withTraceContext(job.data.trace, checkpointed);
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
       return result;
     } catch (error) {
