@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { eventBus } from "../../src/events/index.js";
+import { Flow, start as startMethod } from "../../src/flow/index.js";
 import { listCheckpointInfos, loadCheckpoint } from "../../src/runtime/checkpoint/checkpointStores.js";
 import { createServer, type CrewtsServer } from "../../src/serve/createServer.js";
 import { FakeLLM } from "../../src/testing/index.js";
@@ -48,6 +49,26 @@ describe("crewts serve in-process: /stream chunks and cancel", () => {
     expect(types.filter((t) => t === "task_completed")).toHaveLength(3);
     expect(types.indexOf("chunk")).toBeLessThan(types.indexOf("task_completed"));
     expect(events.at(-1)).toMatchObject({ type: "end", data: { state: "SUCCESS", result: { raw: "Polish of bees done" } } });
+  });
+
+  it("tags a served flow's chunks with the method that ran", async () => {
+    class ReportFlow extends Flow {
+      @startMethod()
+      async research() {
+        return (await threeTaskCrew(new FakeLLM((m) => echoAnswer(m))).kickoff({ topic: "kites" })).raw;
+      }
+    }
+    const server = await createServer({ flow: () => new ReportFlow(), token: TOKEN, graceMs: 2_000, checkpoint: { location } });
+    open.push(server);
+    const url = await server.listen({ port: 0 });
+    const headers = { "content-type": "application/json", authorization: `Bearer ${TOKEN}` };
+    const { kickoff_id: id } = (await (await fetch(`${url}/kickoff`, { method: "POST", headers, body: JSON.stringify({ inputs: {} }) })).json()) as { kickoff_id: string };
+    const events = parseStream(await (await fetch(`${url}/stream/${id}`, { headers })).text());
+    const chunks = events.filter((e) => e.type === "chunk");
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.every((c) => c.data.methodName === "research" && c.data.agentRole === "Writer on kites")).toBe(true);
+    expect(events.some((e) => e.type === "method_execution_finished")).toBe(true);
+    expect(events.at(-1)).toMatchObject({ type: "end", data: { state: "SUCCESS", result: "Polish of kites done" } });
   });
 
   it("cancels a running kickoff within 100 ms: CANCELLED, and its checkpoint resumes the run without its finished task", async () => {
