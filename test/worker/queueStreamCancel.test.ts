@@ -6,7 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { eventBus } from "../../src/events/index.js";
 import { listCheckpointInfos, loadCheckpoint } from "../../src/runtime/checkpoint/checkpointStores.js";
 import { createServer } from "../../src/serve/createServer.js";
-import { crewController } from "../../src/serve/projectController.js";
+import { crewController, flowController } from "../../src/serve/projectController.js";
+import type { RunController } from "../../src/serve/types.js";
+import { Flow, listen, start } from "../../src/flow/index.js";
 import { FakeLLM } from "../../src/testing/index.js";
 import { startWorker } from "../../src/worker/KickoffWorker.js";
 import { QueueRuns } from "../../src/worker/QueueRuns.js";
@@ -14,7 +16,7 @@ import { echoAnswer, threeTaskCrew } from "../serve/crewFixtures.js";
 import { modelStuckOnDraft, nextCrewFailure, parseStream } from "../serve/servedRuns.js";
 import { startLocalServices, type LocalServices } from "../services/localServices.js";
 
-// Through a real Redis queue: the worker's chunks reach /stream, and /cancel reaches the worker's run.
+// Through a real Redis queue: the worker's chunks reach /stream, /cancel reaches the worker's run, and a retried kickoff resumes from its checkpoint.
 let services: LocalServices;
 const location = mkdtempSync(join(tmpdir(), "crewts-queued-checkpoints-"));
 beforeAll(async () => {
@@ -34,9 +36,8 @@ afterEach(async () => {
 });
 
 let queueCount = 0;
-async function setUp(llm: FakeLLM) {
+async function setUp(llm: FakeLLM, controller: RunController = crewController(() => threeTaskCrew(llm), eventBus)) {
   const queue = `sc${++queueCount}-${process.pid}`;
-  const controller = crewController(() => threeTaskCrew(llm), eventBus);
   const backend = await QueueRuns.connect(services.redisUrl!, { queue, backoffMs: 20 });
   const server = await createServer({ controller, backend, token: TOKEN });
   const url = await server.listen({ port: 0 });
@@ -91,5 +92,51 @@ describe("serve with a queue: /stream chunks and cancel through workers", () => 
     const resumed = await threeTaskCrew(fresh, { checkpoint: { location } }).kickoff({}, { fromCheckpoint: (await loadCheckpoint(infos[0]!.id, { location })).id });
     expect(resumed.tasksOutput.map((t) => t.raw)).toEqual(["Outline of newts done", "Draft of newts done", "Polish of newts done"]);
     expect(fresh.callCount).toBe(2);
+  });
+
+  it("retries a failed crew kickoff from its newest checkpoint: the finished task is not run again", async () => {
+    // The second task's call fails 3 times (an agent's tries): the first attempt fails after the first task.
+    let failures = 3;
+    const llm = new FakeLLM((m) => {
+      const answer = echoAnswer(m);
+      return answer.startsWith("Draft") && failures-- > 0 ? new Error("provider hiccup") : answer;
+    });
+    const { call, kickoff } = await setUp(llm);
+    const id = await kickoff({ topic: "crows" });
+    const events = parseStream(await (await call(`/stream/${id}`)).text());
+    const retried = events.find((e) => e.type === "kickoff_retried")!;
+    const lineage = await listCheckpointInfos(location, { lineage: id });
+    expect(retried.data).toMatchObject({ attempt: 2, fromCheckpoint: lineage[0]!.id });
+    expect(events.at(-1)).toMatchObject({ type: "end", data: { state: "SUCCESS", result: { raw: "Polish of crows done" } } });
+    // Outline once, Draft 3 failed tries and 1 good one, Polish once: a restart from the beginning would be 7.
+    expect(llm.callCount).toBe(1 + 3 + 1 + 1);
+    expect(lineage.map((i) => i.event)).toEqual(["task_completed", "task_completed", "task_completed"]);
+  });
+
+  it("retries a failed flow kickoff from its newest checkpoint: finished methods are not run again", async () => {
+    const ran: string[] = [];
+    let failOnce = true;
+    class TwoStepFlow extends Flow {
+      @start()
+      async gather() {
+        ran.push("gather");
+        return "facts";
+      }
+      @listen("gather")
+      async write(facts: unknown) {
+        ran.push("write");
+        if (failOnce) {
+          failOnce = false;
+          throw new Error("write failed once");
+        }
+        return `report on ${String(facts)}`;
+      }
+    }
+    const { call, kickoff } = await setUp(new FakeLLM(() => "unused"), flowController(() => new TwoStepFlow(), eventBus));
+    const id = await kickoff({});
+    const events = parseStream(await (await call(`/stream/${id}`)).text());
+    expect(events.find((e) => e.type === "kickoff_retried")?.data.fromCheckpoint).toEqual(expect.any(String));
+    expect(events.at(-1)).toMatchObject({ type: "end", data: { state: "SUCCESS", result: "report on facts" } });
+    expect(ran).toEqual(["gather", "write", "write"]);
   });
 });
