@@ -100,12 +100,12 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     // Every kickoff writes checkpoints into a lineage named by its id (in Postgres when
     // CREWTS_DATABASE_URL is set): a retried or stalled job resumes from the newest, so the tasks
     // its crashed attempt finished are not run again.
-    let fromCheckpoint: string | undefined;
-    if (job.attemptsMade > 0 || job.stalledCounter > 0) {
-      if (checkpoint) fromCheckpoint = (await checkpointStoreFor(checkpoint).list({ lineage: id })).at(-1)?.id;
-      onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
-    }
     try {
+      let fromCheckpoint: string | undefined;
+      if (job.attemptsMade > 0 || job.stalledCounter > 0) {
+        if (checkpoint) fromCheckpoint = (await checkpointStoreFor(checkpoint).list({ lineage: id })).at(-1)?.id;
+        onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
+      }
       const start = () => options.controller.start(job.data.inputs, { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
       const checkpointed = () => (checkpoint ? withHostCheckpoints({ lineage: id, config: checkpoint }, start) : start());
       // The kickoff's spans continue the trace of whoever queued it (the server's request).
