@@ -208,6 +208,7 @@ export type { KickoffRequest, KickoffState, KickoffWebhooks, RunBackend, RunCont
 export { ServerConfigError } from "./serve/auth.js";
 export { startWorker, type KickoffWorker, type KickoffWorkerOptions } from "./worker/KickoffWorker.js";
 export { QueueRuns, type QueueRunsOptions } from "./worker/QueueRuns.js";
+export { PostgresCheckpointStore, type PostgresCheckpointStoreOptions } from "./stores/postgres/PostgresCheckpointStore.js";
 export { PostgresFlowPersistence, type PostgresFlowPersistenceOptions } from "./stores/postgres/PostgresFlowPersistence.js";
 export { PostgresTaskOutputStore, type PostgresTaskOutputStoreOptions } from "./stores/postgres/PostgresTaskOutputStore.js";
 export { PostgresStoreError } from "./stores/postgres/PostgresDatabase.js";

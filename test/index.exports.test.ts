@@ -88,6 +88,7 @@ const CREWTS_EXPORTS = [
     "OutputParserError",
     "PDFKnowledgeSource",
     "PlanningError",
+    "PostgresCheckpointStore",
     "PostgresFlowPersistence",
     "PostgresStoreError",
     "PostgresTaskOutputStore",

@@ -62,7 +62,10 @@ export async function queueScenarios(config: BenchConfig): Promise<ScenarioRepor
     // through the queue (submit, a worker in this process takes it, the end arrives over pub/sub).
     const controller = oneTaskController();
     const runs = await QueueRuns.connect(redisUrl, { queue: "overhead" });
-    const worker = await startWorker({ controller, redisUrl, queue: "overhead", concurrency: 1 });
+    // The queue alone (checkpoints off), and the queue as served kickoffs run by default: a checkpoint after each task.
+    const worker = await startWorker({ controller, redisUrl, queue: "overhead", concurrency: 1, checkpoint: false });
+    const cpRuns = await QueueRuns.connect(redisUrl, { queue: "overhead-cp" });
+    const cpWorker = await startWorker({ controller, redisUrl, queue: "overhead-cp", concurrency: 1, checkpoint: { location: join(config.tmpDir, "checkpoints") } });
     let n = 0;
     let failed = 0;
     const inProcess: Contender = {
@@ -76,9 +79,18 @@ export async function queueScenarios(config: BenchConfig): Promise<ScenarioRepor
       },
       verify: () => (failed ? `${failed} kickoffs did not succeed` : undefined),
     };
-    const measured = await compare([inProcess, queued], { warmup: 3, samples: config.full ? 8 : 4, minSampleMs: config.full ? 300 : 100 });
+    const checkpointed: Contender = {
+      name: "queue + checkpoints",
+      run: async () => {
+        if ((await runThroughQueue(cpRuns, `c${++n}`, { topic: "x" })) !== "SUCCESS") failed++;
+      },
+      verify: () => (failed ? `${failed} kickoffs did not succeed` : undefined),
+    };
+    const measured = await compare([inProcess, queued, checkpointed], { warmup: 3, samples: config.full ? 8 : 4, minSampleMs: config.full ? 300 : 100 });
     await worker.close(2_000);
-    const [local, queue] = measured;
+    await cpWorker.close(2_000);
+    await cpRuns.close();
+    const [local, queue, withCheckpoints] = measured;
     const overhead = queue?.summary && local?.summary ? queue.summary.median - local.summary.median : undefined;
     const rows: ResultRow[] = [
       {
@@ -93,6 +105,17 @@ export async function queueScenarios(config: BenchConfig): Promise<ScenarioRepor
         ...(overhead !== undefined ? { met: overhead < OVERHEAD_GOAL_MS && !queue?.mismatch } : {}),
       },
     ];
+    if (withCheckpoints?.summary && queue?.summary) {
+      rows.push({
+        group,
+        scenario: "checkpoints of a queued kickoff (1-task crew, SQLite, written after the task)",
+        unit: "per kickoff",
+        crewts: cell(withCheckpoints),
+        against: "queue without checkpoints",
+        other: cell(queue),
+        ratio: withCheckpoints.summary.median / queue.summary.median,
+      });
+    }
     const details = [samplesTable("Queue overhead", measured, "ms per kickoff"), `Overhead (queue − in-process, medians): ${overhead === undefined ? "n/a" : formatMs(overhead)}.`];
 
     // 2. Throughput: 200 kickoffs of a 3-task crew (20 ms model latency) with 1 and 2 worker processes of concurrency 10.
@@ -100,7 +123,7 @@ export async function queueScenarios(config: BenchConfig): Promise<ScenarioRepor
     const perSecond: Record<number, number> = {};
     for (const workers of [1, 2]) {
       const queueName = `throughput${workers}`;
-      const children = Array.from({ length: workers }, () => spawnWorker(config, { CREWTS_REDIS_URL: redisUrl, QUEUE: queueName, LLM_LATENCY_MS: "20", CONCURRENCY: "10" }));
+      const children = Array.from({ length: workers }, () => spawnWorker(config, { CREWTS_REDIS_URL: redisUrl, QUEUE: queueName, LLM_LATENCY_MS: "20", CONCURRENCY: "10", CHECKPOINT_DIR: join(config.tmpDir, "checkpoints") }));
       await Promise.all(children.map((c) => c.ready));
       const target = await QueueRuns.connect(redisUrl, { queue: queueName });
       const t0 = performance.now();

@@ -9,6 +9,9 @@ const crew = (): Crew => {
   const tasks = ["Outline {topic}", "Draft {topic}", "Polish {topic}"].map((description) => new Task({ description, expectedOutput: "Text", agent }));
   return new Crew({ agents: [agent], tasks, taskOutputStore: new InMemoryTaskOutputStore() });
 };
-const worker = await startWorker({ controller: crewController(crew, eventBus), queue: process.env.QUEUE ?? "bench", concurrency: Number(process.env.CONCURRENCY ?? 10) });
+const worker = await startWorker({ controller: crewController(crew, eventBus), queue: process.env.QUEUE ?? "bench", concurrency: Number(process.env.CONCURRENCY ?? 10),
+  // Checkpoints as served kickoffs write them by default, in the bench's scratch folder.
+  ...(process.env.CHECKPOINT_DIR ? { checkpoint: { location: process.env.CHECKPOINT_DIR } } : {}),
+});
 process.stdout.write("ready\n");
 process.once("SIGTERM", () => void worker.close(5_000).then(() => process.exit(0)));

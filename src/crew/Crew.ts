@@ -41,6 +41,7 @@ import { HumanInputPending } from "../runtime/humanInputPending.js";
 import { kickoffCheckpointConfig, resumePausedCrew } from "./crewPause.js";
 import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
+import { claimHostCheckpoints, type HostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -288,13 +289,16 @@ export class Crew<T = unknown> {
   private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
     // This kickoff's own copies of the agents and tasks (kickoffForEach's crew copies are already its own).
     const members = new RunMembers(this.agents, this.tasks, this.runsInPlace);
+    // A host (crewts serve or worker) may ask for checkpoints in a lineage of its own.
+    const host = claimHostCheckpoints();
+    if (host) mode = { ...mode, host };
     try {
       if (mode.replayTaskId !== undefined) {
         const { startIndex, storedInputs } = await prepareReplay(this.taskOutputStore, mode.replayTaskId, members.tasks);
         return await this.runMembers(members, inputs ?? storedInputs, { ...execute, startIndex }, mode);
       }
       if (mode.fromCheckpoint !== undefined) {
-        const resume = await loadCrewResume(mode.fromCheckpoint, this.checkpointConfig, members.tasks, this.name);
+        const resume = await loadCrewResume(mode.fromCheckpoint, this.checkpointConfig ?? host?.config, members.tasks, this.name);
         const stored = resume.checkpoint.inputs;
         const given = inputs !== undefined && Object.keys(inputs).length > 0;
         return await this.runMembers(members, given ? inputs : stored, { ...execute, restored: resume.restored }, { ...mode, resume, beforeKickoff: given });
@@ -344,9 +348,12 @@ export class Crew<T = unknown> {
       // Concurrent kickoffs: the store keeps the kickoff that started last.
       const recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
       if (!replaying) await recorder.reset();
-      const config = kickoffCheckpointConfig(this.checkpointConfig, mode.resume !== undefined);
+      const host = mode.host;
+      // The crew's own setting wins; a served kickoff's host settings come next; a pause-capable or resumed run gets the defaults.
+      const config = kickoffCheckpointConfig(this.checkpointConfig ?? host?.config, mode.resume !== undefined);
       if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
-      checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume) : undefined;
+      const lineage = host && { lineage: host.lineage, branch: "main" };
+      checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, lineage) : undefined;
       const process = () => this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory, checkpoints, kickoffId: source.kickoffId });
       const outputs = checkpoints ? await checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : await process();
       // The last evaluations' tokens belong to this kickoff's usage.
@@ -456,6 +463,8 @@ interface RunMode {
   /** Resume from this checkpoint (an id or a JSON file); `resume` is it, once loaded. */
   fromCheckpoint?: string;
   resume?: CrewResume;
+  /** Checkpoints the host running the kickoff asked for. */
+  host?: HostCheckpoints;
   /** Run the before-kickoff hooks on the inputs (default true). */
   beforeKickoff?: boolean;
 }

@@ -50,6 +50,8 @@ export class CrewRunCheckpoints {
     inputs: Record<string, unknown>,
     usage: () => UsageMetrics,
     resume: CrewResume | undefined,
+    /** Where a run that does not resume writes (a host's lineage); default a new one. */
+    lineage?: CheckpointLineage,
   ) {
     if (resume && isCrewProgress(resume.checkpoint.progress)) for (const r of resume.checkpoint.progress.tasks) this.records.set(r.index, r);
     this.recorder = new CheckpointRecorder(
@@ -65,7 +67,7 @@ export class CrewRunCheckpoints {
         owns: (event: CrewtsEvent) => (event as { crewId?: string }).crewId === crew.id,
       },
       CREW_CHECKPOINT_EVENTS,
-      resume?.lineage,
+      resume?.lineage ?? lineage,
     );
   }
 

@@ -9,6 +9,7 @@ import { FLOW_CHECKPOINT_EVENTS, flowCheckpointing, loadFlowResume } from "./flo
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
+import { claimHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import type { Checkpoint, CheckpointConfig, FlowJournalEntry } from "../runtime/checkpoint/types.js";
 import { printFlow } from "./flowVerbose.js";
 import { plotFlow } from "./plot/plotFlow.js";
@@ -134,7 +135,9 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
   async #kickoffNow(inputs: FlowInputs<S> | undefined, options: KickoffOptions): Promise<R> {
     const def = this.#definition;
     const startedAt = performance.now();
-    const resume = options.fromCheckpoint !== undefined ? await loadFlowResume(options.fromCheckpoint, this.#checkpoint, flowNameOf(this, def)) : undefined;
+    // A host (crewts serve or worker) may ask for checkpoints in a lineage of its own.
+    const host = claimHostCheckpoints();
+    const resume = options.fromCheckpoint !== undefined ? await loadFlowResume(options.fromCheckpoint, this.#checkpoint ?? host?.config, flowNameOf(this, def)) : undefined;
     const given = inputs;
     if (resume) inputs = { ...resume.state, ...resume.checkpoint.inputs, ...inputs, id: String(resume.state.id) } as FlowInputs<S>;
     // A kickoff while another runs on this instance gets a state of its own (see runView).
@@ -150,9 +153,9 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
         eventBus.emit("flow_started", { flowName: flowNameOf(this, def), flowId: String(state.id), inputs: { ...inputs } });
       }
       const currentState = alongside ? () => state : () => this.#liveState();
-      const config = this.#checkpoint ?? (resume ? {} : undefined);
+      const config = this.#checkpoint ?? host?.config ?? (resume ? {} : undefined);
       const durable = config
-        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, (): FlowRun => run)
+        ? flowCheckpointing(config, { name: flowNameOf(this, def), state: currentState, inputs: { ...(resume?.checkpoint.inputs ?? given) } }, resume, (): FlowRun => run, host && { lineage: host.lineage, branch: "main" })
         : undefined;
       // A persisted run by id that was killed before it finished resumes after its recorded methods.
       const backend = !resume && typeof given?.id === "string" ? this.#restoreBackend() : undefined;

@@ -44,6 +44,8 @@ export function flowCheckpointing(
   flow: { name: string; state: () => Record<string, unknown>; inputs: Record<string, unknown> },
   resume: FlowResume | undefined,
   run: () => FlowRun | undefined,
+  /** Where a run that does not resume writes (a host's lineage); default a new one. */
+  lineage?: CheckpointLineage,
 ): { recorder: CheckpointRecorder; durability: FlowRunDurability } {
   const recorder = new CheckpointRecorder(
     config,
@@ -61,7 +63,7 @@ export function flowCheckpointing(
       owns: (event: CrewtsEvent) => (event as { flowId?: string }).flowId === String(flow.state().id),
     },
     FLOW_CHECKPOINT_EVENTS,
-    resume?.lineage,
+    resume?.lineage ?? lineage,
   );
   const inline = recorder.wants("method_execution_finished");
   return {

@@ -1,3 +1,6 @@
+import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
+import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
+import { withTraceContext } from "../tracing/propagation.js";
 import { stepOf } from "./runEvents.js";
 import { FINAL_STATES, type KickoffRequest, type RunBackend, type RunController, type RunEvent, type RunStatus } from "./types.js";
 import { WebhookNotifier } from "./webhooks.js";
@@ -26,6 +29,11 @@ export interface InProcessRunsOptions {
   keepFinished?: number;
   /** Events kept per kickoff for late /stream subscribers. Default 1 000. */
   keepEvents?: number;
+  /**
+   * Where kickoffs without a checkpoint option of their own write checkpoints (a lineage per kickoff
+   * id: a cancelled run can be resumed); default: Postgres with CREWTS_DATABASE_URL, else ./.checkpoints. false: none.
+   */
+  checkpoint?: CheckpointConfig | false;
 }
 
 /** Runs kickoffs in this process (no Redis configured): a few at a time, with status, events and cancel. */
@@ -39,6 +47,7 @@ export class InProcessRuns implements RunBackend {
   private readonly concurrency: number;
   private readonly keepFinished: number;
   private readonly keepEvents: number;
+  private readonly checkpoint: CheckpointConfig | undefined;
 
   constructor(
     private readonly controller: RunController,
@@ -47,6 +56,7 @@ export class InProcessRuns implements RunBackend {
     this.concurrency = options.concurrency ?? 10;
     this.keepFinished = options.keepFinished ?? 10_000;
     this.keepEvents = options.keepEvents ?? 1_000;
+    this.checkpoint = options.checkpoint === false ? undefined : (options.checkpoint ?? {});
   }
 
   async submit(id: string, request: KickoffRequest): Promise<void> {
@@ -123,7 +133,9 @@ export class InProcessRuns implements RunBackend {
       webhooks?.event(event);
     };
     try {
-      const result = await this.controller.start(request.inputs, { signal: run.abort.signal, onEvent });
+      const start = () => this.controller.start(request.inputs, { signal: run.abort.signal, onEvent });
+      const checkpointed = () => (this.checkpoint ? withHostCheckpoints({ lineage: id, config: this.checkpoint }, start) : start());
+      const result = await withTraceContext(request.trace, checkpointed);
       this.finish(run, { ...run.status, state: "SUCCESS", result });
     } catch (error) {
       this.finish(run, { ...run.status, state: "FAILED", error: errorText(error) });

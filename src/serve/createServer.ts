@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { eventBus } from "../events/EventBus.js";
 import { loadOptionalPeer } from "../storage/optionalPeer.js";
 import { bearerMatches, isLoopback, ServerConfigError } from "./auth.js";
-import { InProcessRuns, ServerClosingError } from "./InProcessRuns.js";
+import { extractTraceContext, injectTraceContext, withTraceContext } from "../tracing/propagation.js";
+import { InProcessRuns, ServerClosingError, type InProcessRunsOptions } from "./InProcessRuns.js";
 import { openApiDocument } from "./openapi.js";
 import { crewController, flowController, type CrewFactory, type FlowFactory } from "./projectController.js";
 import { describeIssues, kickoffBodySchema, resumeBodySchema } from "./requests.js";
@@ -31,6 +32,8 @@ export interface CreateServerOptions {
   eventBus?: RunEventSource;
   /** Shown in /openapi.json. */
   version?: string;
+  /** In-process kickoffs: where they write checkpoints (see InProcessRunsOptions.checkpoint). */
+  checkpoint?: InProcessRunsOptions["checkpoint"];
 }
 
 /** A running crewts HTTP server. */
@@ -50,7 +53,7 @@ export async function createServer(options: CreateServerOptions): Promise<Crewts
   const { streamSSE } = await import("hono/streaming");
   const token = options.token ?? process.env.CREWTS_SERVER_TOKEN ?? undefined;
   const controller = options.controller ?? pickController(options);
-  const backend = options.backend ?? new InProcessRuns(controller);
+  const backend = options.backend ?? new InProcessRuns(controller, options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {});
   const graceMs = options.graceMs ?? 30_000;
   const limit = options.bodyLimit ?? 1024 * 1024;
 
@@ -93,7 +96,8 @@ export async function createServer(options: CreateServerOptions): Promise<Crewts
     if (missing.length) return c.json({ error: `Missing inputs: ${missing.join(", ")}. GET /inputs lists what the kickoff needs.` }, 400);
     const id = randomUUID();
     try {
-      await backend.submit(id, { inputs: parsed.data.inputs, ...(parsed.data.webhooks ? { webhooks: parsed.data.webhooks } : {}) });
+      const trace = callerTrace(c.req.header());
+      await backend.submit(id, { inputs: parsed.data.inputs, ...(parsed.data.webhooks ? { webhooks: parsed.data.webhooks } : {}), ...(trace ? { trace } : {}) });
     } catch (error) {
       if (error instanceof ServerClosingError) return c.json({ error: error.message }, 503);
       throw error;
@@ -187,3 +191,8 @@ function pickController(options: CreateServerOptions): RunController {
   return options.crew ? crewController(options.crew, bus) : flowController(options.flow!, bus);
 }
 
+/** The caller's W3C trace context (its `traceparent` header, validated), for the kickoff's spans to continue. */
+function callerTrace(headers: Record<string, string>): Record<string, string> | undefined {
+  const parent = extractTraceContext(headers);
+  return parent && withTraceContext(parent, () => injectTraceContext({}));
+}

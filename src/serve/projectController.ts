@@ -3,16 +3,23 @@ import type { RunEventSource } from "./runEvents.js";
 import { withRunEvents } from "./runEvents.js";
 import type { RunController, RunOptions } from "./types.js";
 
+/** The kickoff options the server passes (crewts' KickoffOptions). */
+export interface ServedKickoffOptions {
+  signal?: AbortSignal;
+  stream?: boolean;
+  fromCheckpoint?: string;
+}
+
 /** A crew as the server sees it (duck-typed: the project may have its own copy of crewts). */
 export interface ServableCrew {
-  kickoff(inputs?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
+  kickoff(inputs?: Record<string, unknown>, options?: ServedKickoffOptions): Promise<unknown>;
   tasks: { description: string; expectedOutput: string; outputFile?: string }[];
   agents: { role: string; goal: string; backstory: string }[];
 }
 
 /** A flow as the server sees it. */
 export interface ServableFlow {
-  kickoff(inputs?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
+  kickoff(inputs?: Record<string, unknown>, options?: ServedKickoffOptions): Promise<unknown>;
 }
 
 /** Makes a fresh crew for each kickoff: the crew, or `{ crew, close? }` as a project's createCrew() returns. */
@@ -38,11 +45,11 @@ export function crewController(factory: CrewFactory, bus: RunEventSource): RunCo
         names = undefined;
         throw error;
       })),
-    async start(inputs: Record<string, unknown>, { signal, onEvent }: RunOptions): Promise<unknown> {
-      signal.throwIfAborted();
+    async start(inputs: Record<string, unknown>, options: RunOptions): Promise<unknown> {
+      options.signal.throwIfAborted();
       const { crew, close } = unpack(await factory());
       try {
-        return toResult(await withRunEvents(bus, onEvent, () => crew.kickoff(inputs, { signal })));
+        return toResult(await withRunEvents(bus, options.onEvent, () => streamed(crew.kickoff(inputs, kickoffOptions(options)), options.onEvent)));
       } finally {
         await close?.();
       }
@@ -54,12 +61,36 @@ export function crewController(factory: CrewFactory, bus: RunEventSource): RunCo
 export function flowController(factory: FlowFactory, bus: RunEventSource): RunController {
   return {
     inputs: async () => [],
-    async start(inputs: Record<string, unknown>, { signal, onEvent }: RunOptions): Promise<unknown> {
-      signal.throwIfAborted();
+    async start(inputs: Record<string, unknown>, options: RunOptions): Promise<unknown> {
+      options.signal.throwIfAborted();
       const flow = await factory();
-      return toResult(await withRunEvents(bus, onEvent, () => flow.kickoff(inputs, { signal })));
+      return toResult(await withRunEvents(bus, options.onEvent, () => streamed(flow.kickoff(inputs, kickoffOptions(options)), options.onEvent)));
     },
   };
+}
+
+function kickoffOptions({ signal, fromCheckpoint }: RunOptions): ServedKickoffOptions {
+  return { signal, stream: true, ...(fromCheckpoint !== undefined ? { fromCheckpoint } : {}) };
+}
+
+/**
+ * The result of a streaming kickoff, its chunks handed on as `chunk` events (text, task name and
+ * index, agent role, flow method). A kickoff that did not stream (an older crewts) is its own result.
+ */
+async function streamed(kickoff: Promise<unknown>, onEvent: RunOptions["onEvent"]): Promise<unknown> {
+  const output = await kickoff;
+  if (!isStreaming(output)) return output;
+  // The chunks end when the run does; a failed run rejects both, and `result` says why.
+  try {
+    for await (const chunk of output) onEvent({ ...(chunk as object), type: "chunk" });
+  } catch {
+    // The same error is `result`'s.
+  }
+  return output.result;
+}
+
+function isStreaming(value: unknown): value is AsyncIterable<unknown> & { result: Promise<unknown> } {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value && "result" in value;
 }
 
 function unpack(made: ServableCrew | { crew: ServableCrew; close?: () => Promise<void> }): { crew: ServableCrew; close?: () => Promise<void> } {

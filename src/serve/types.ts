@@ -18,6 +18,8 @@ export interface KickoffWebhooks {
 export interface KickoffRequest {
   inputs: Record<string, unknown>;
   webhooks?: KickoffWebhooks;
+  /** W3C trace context (`traceparent`, `tracestate`) of what asked for the kickoff: its spans continue that trace. */
+  trace?: Record<string, string>;
 }
 
 /** A run's event as /stream sends it: the event's type and its JSON-safe fields. */
@@ -37,10 +39,12 @@ export interface RunStatus {
   last_step?: { type: string; name?: string; output?: string };
 }
 
-/** Options of one run: the signal aborts it, onEvent hears its events. */
+/** Options of one run: the signal aborts it, onEvent hears its events and chunks. */
 export interface RunOptions {
   signal: AbortSignal;
   onEvent: (event: RunEvent) => void;
+  /** Resume from this checkpoint (a worker retrying a run that crashed). */
+  fromCheckpoint?: string;
 }
 
 /**

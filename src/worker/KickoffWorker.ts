@@ -1,6 +1,10 @@
 import type { Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { setRequestLimiterFactory } from "../agent/requestLimiters.js";
+import { checkpointStoreFor } from "../runtime/checkpoint/checkpointStores.js";
+import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
+import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
+import { withTraceContext } from "../tracing/propagation.js";
 import { errorText } from "../serve/InProcessRuns.js";
 import { stepOf } from "../serve/runEvents.js";
 import type { RunController, RunEvent, RunStatus } from "../serve/types.js";
@@ -26,6 +30,11 @@ export interface KickoffWorkerOptions {
   lockDurationMs?: number;
   /** The window of llmRateLimit in Redis (requestsPerMinute scaled to it); default 60 000 ms. */
   rateLimitWindowMs?: number;
+  /**
+   * Where kickoffs without a checkpoint option of their own write checkpoints (a lineage per kickoff
+   * id, resumed by a retry); default: Postgres with CREWTS_DATABASE_URL, else ./.checkpoints. false: none.
+   */
+  checkpoint?: CheckpointConfig | false;
 }
 
 /** A running `crewts worker`. */
@@ -39,7 +48,7 @@ export interface KickoffWorker {
  * Runs kickoffs from the queue: `concurrency` at a time, their events relayed through Redis to
  * /stream, cancels heard on a channel and turned into an abort, webhooks told, and every crew's
  * llmRateLimit counted in Redis so it holds across all workers. A job whose worker dies is taken
- * over by another after `lockDurationMs` (stalled-job recovery) and run again.
+ * over by another after `lockDurationMs` (stalled-job recovery) and resumed from its newest checkpoint.
  */
 export async function startWorker(options: KickoffWorkerOptions): Promise<KickoffWorker> {
   const url = options.redisUrl ?? process.env.CREWTS_REDIS_URL;
@@ -49,6 +58,7 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   const keys = queueKeys(name);
   const client: Redis = await connectRedis(url);
   const running = new Map<string, AbortController>();
+  const checkpoint = options.checkpoint === false ? undefined : (options.checkpoint ?? {});
   // Set when the worker shuts down: the kickoffs it aborts then are retried elsewhere, not cancelled.
   let shuttingDown = false;
 
@@ -87,9 +97,19 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
       ]).catch(() => undefined);
       notifier?.event(event);
     };
-    if (job.attemptsMade > 0 || job.stalledCounter > 0) onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1 });
+    // Every kickoff writes checkpoints into a lineage named by its id (in Postgres when
+    // CREWTS_DATABASE_URL is set): a retried or stalled job resumes from the newest, so the tasks
+    // its crashed attempt finished are not run again.
     try {
-      const result = await options.controller.start(job.data.inputs, { signal: abort.signal, onEvent });
+      let fromCheckpoint: string | undefined;
+      if (job.attemptsMade > 0 || job.stalledCounter > 0) {
+        if (checkpoint) fromCheckpoint = (await checkpointStoreFor(checkpoint).list({ lineage: id })).at(-1)?.id;
+        onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
+      }
+      const start = () => options.controller.start(job.data.inputs, { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
+      const checkpointed = () => (checkpoint ? withHostCheckpoints({ lineage: id, config: checkpoint }, start) : start());
+      // The kickoff's spans continue the trace of whoever queued it (the server's request).
+      const result = await withTraceContext(job.data.trace, checkpointed);
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
       return result;
     } catch (error) {

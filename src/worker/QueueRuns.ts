@@ -1,5 +1,6 @@
 import type { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
+import { injectTraceContext } from "../tracing/propagation.js";
 import { FINAL_STATES, type KickoffRequest, type RunBackend, type RunEvent, type RunStatus } from "../serve/types.js";
 import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, redisOptions, subscriberOf } from "./redisQueue.js";
 
@@ -66,7 +67,10 @@ export class QueueRuns implements RunBackend {
   }
 
   async submit(id: string, request: KickoffRequest): Promise<void> {
-    await this.queue.add("kickoff", request, {
+    // Queued from inside a traced span (not through the server): the job carries that span's context.
+    const here = request.trace ? undefined : injectTraceContext<Record<string, string>>({});
+    const data: KickoffJobData = here && Object.keys(here).length > 0 ? { ...request, trace: here } : request;
+    await this.queue.add("kickoff", data, {
       jobId: id,
       attempts: this.options.attempts,
       backoff: { type: "exponential", delay: this.options.backoffMs },

@@ -1,6 +1,9 @@
 import { createServer as createHttpServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { eventBus } from "../../src/events/index.js";
 import { bearerMatches, isLoopback } from "../../src/serve/auth.js";
 import { createServer, type CrewtsServer } from "../../src/serve/createServer.js";
@@ -15,8 +18,12 @@ afterEach(async () => {
   eventBus.clear();
 });
 
+// Kickoffs write their checkpoints here (a lineage per kickoff id), not into the repository.
+const checkpoints = mkdtempSync(join(tmpdir(), "crewts-serve-checkpoints-"));
+afterAll(() => rmSync(checkpoints, { recursive: true, force: true }));
+
 async function start(options: Partial<Parameters<typeof createServer>[0]> = {}, llm = new FakeLLM((m) => echoAnswer(m), { latencyMs: 5 })) {
-  const server = await createServer({ crew: () => threeTaskCrew(llm), token: TOKEN, graceMs: 2_000, ...options });
+  const server = await createServer({ crew: () => threeTaskCrew(llm), token: TOKEN, graceMs: 2_000, checkpoint: { location: checkpoints }, ...options });
   open.push(server);
   const url = await server.listen({ port: 0 });
   const call = (path: string, init: RequestInit & { auth?: boolean } = {}) =>

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { eventBus } from "../../src/events/index.js";
@@ -11,11 +14,14 @@ import { echoAnswer, threeTaskCrew } from "../serve/crewFixtures.js";
 import { startLocalServices, type LocalServices } from "../services/localServices.js";
 
 let services: LocalServices;
+// Workers write their checkpoints here (a lineage per kickoff id), not into the repository.
+const checkpoints = mkdtempSync(join(tmpdir(), "crewts-queue-checkpoints-"));
 beforeAll(async () => {
   services = await startLocalServices("redis");
 }, 60_000);
 afterAll(async () => {
   await services?.stop();
+  rmSync(checkpoints, { recursive: true, force: true });
 }, 30_000);
 
 const TOKEN = "queue-test-token";
@@ -35,7 +41,7 @@ async function setUp(responder: FakeResponder = (m) => echoAnswer(m), latencyMs 
   const backend = await QueueRuns.connect(services.redisUrl!, { queue, backoffMs: 20, ...options });
   const server: CrewtsServer = await createServer({ controller, backend, token: TOKEN });
   const url = await server.listen({ port: 0 });
-  const worker: KickoffWorker = await startWorker({ controller, redisUrl: services.redisUrl!, queue, concurrency: 4 });
+  const worker: KickoffWorker = await startWorker({ controller, redisUrl: services.redisUrl!, queue, concurrency: 4, checkpoint: { location: checkpoints } });
   cleanup.push(async () => {
     await worker.close(2_000);
     await server.close();

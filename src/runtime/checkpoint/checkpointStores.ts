@@ -14,6 +14,8 @@ const stores = new Map<string, CheckpointStore>();
 
 /** The store a checkpoint config names (stores of one location and provider are shared in the process). */
 export function checkpointStoreFor(config: CheckpointConfig = {}): CheckpointStore {
+  const database = config.provider === undefined && config.location === undefined ? process.env.CREWTS_DATABASE_URL : undefined;
+  if (database) return shared(`postgres:${database}`, () => postgresStore(database));
   const provider = config.provider ?? "sqlite";
   if (typeof provider === "object") return provider;
   const location = resolve(config.location ?? DEFAULT_CHECKPOINT_LOCATION);
@@ -32,6 +34,25 @@ function shared(key: string, make: () => CheckpointStore): CheckpointStore {
   return store;
 }
 
+/**
+ * The default store when CREWTS_DATABASE_URL is set: PostgresCheckpointStore, imported on its first
+ * use (runtime does not import src/stores statically, and pg itself loads on the first query).
+ */
+function postgresStore(url: string): CheckpointStore {
+  let store: Promise<CheckpointStore> | undefined;
+  const get = (): Promise<CheckpointStore> =>
+    (store ??= import("../../stores/postgres/PostgresCheckpointStore.js").then((m) => new m.PostgresCheckpointStore({ url })));
+  return {
+    save: async (cp) => (await get()).save(cp),
+    load: async (id) => (await get()).load(id),
+    list: async (filter) => (await get()).list(filter),
+    prune: async (lineage, keep) => (await get()).prune(lineage, keep),
+    close: async () => {
+      if (store) await (await store).close?.();
+    },
+  };
+}
+
 let counter = 0;
 
 /** A new checkpoint id: time-ordered (so ids sort as they were written), unique across processes. */
@@ -40,8 +61,14 @@ export function newCheckpointId(): string {
   return `${Date.now().toString(36).padStart(9, "0")}${counter.toString(36).padStart(4, "0")}-${randomBytes(5).toString("hex")}`;
 }
 
-/** The stores a location may hold: SQLite (`checkpoints.db`) and JSON files, whichever exist. */
+/** The stores a location may hold; without a location, the Postgres default (CREWTS_DATABASE_URL) first. */
 function storesAt(location: string | undefined): CheckpointStore[] {
+  const database = location === undefined && process.env.CREWTS_DATABASE_URL ? [checkpointStoreFor({})] : [];
+  return [...database, ...filesAt(location)];
+}
+
+/** The file stores a location may hold: SQLite (`checkpoints.db`) and JSON files, whichever exist. */
+function filesAt(location: string | undefined): CheckpointStore[] {
   const dir = resolve(location ?? DEFAULT_CHECKPOINT_LOCATION);
   if (dir.endsWith(".db")) return [checkpointStoreFor({ location: dir })];
   const found: CheckpointStore[] = [];

@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresFlowPersistence } from "../../../src/stores/postgres/PostgresFlowPersistence.js";
 import { PostgresStoreError } from "../../../src/stores/postgres/PostgresDatabase.js";
 import { PostgresTaskOutputStore } from "../../../src/stores/postgres/PostgresTaskOutputStore.js";
+import { checkpointStoreFor, loadCheckpoint } from "../../../src/runtime/checkpoint/checkpointStores.js";
+import { PostgresCheckpointStore } from "../../../src/stores/postgres/PostgresCheckpointStore.js";
 import { describeFlowPersistence } from "../../flow/flowPersistenceConformance.js";
+import { describeCheckpointStore } from "../../runtime/checkpoint/checkpointStoreConformance.js";
 import { startLocalServices, type LocalServices } from "../../services/localServices.js";
 import { describeTaskOutputStore } from "../../storage/taskOutputStoreConformance.js";
 
@@ -18,6 +21,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await services?.stop();
 }, 30_000);
+
+describeCheckpointStore("PostgresCheckpointStore", async () => {
+  // Each test its own database: the suite lists every checkpoint of the store.
+  const dbName = `cp_${randomUUID().replace(/-/g, "")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const dbUrl = url.replace(/\/[^/]+$/, `/${dbName}`);
+  return { store: new PostgresCheckpointStore({ url: dbUrl }), reopen: () => new PostgresCheckpointStore({ url: dbUrl }) };
+});
 
 describeFlowPersistence("PostgresFlowPersistence", () => new PostgresFlowPersistence({ url }));
 
@@ -59,7 +73,7 @@ describe("Postgres stores", () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const rows = (await client.query("SELECT component, version FROM crewts_schema_version ORDER BY component")).rows;
+      const rows = (await client.query("SELECT component, version FROM crewts_schema_version WHERE component <> 'checkpoints' ORDER BY component")).rows;
       expect(rows).toEqual([
         { component: "flow_states", version: 1 },
         { component: "task_outputs", version: 1 },
@@ -101,11 +115,35 @@ describe("Postgres stores", () => {
     await store.close();
   });
 
+  it("hold the default checkpoints when CREWTS_DATABASE_URL is set, found by id without a location", async () => {
+    const saved = process.env.CREWTS_DATABASE_URL;
+    process.env.CREWTS_DATABASE_URL = url;
+    try {
+      const store = checkpointStoreFor({ onEvents: ["task_completed"] });
+      const lineage = randomUUID();
+      const id = await store.save({
+        id: `cp-${lineage}`, lineage, branch: "main", createdAt: new Date().toISOString(), event: "task_completed", kind: "crew", name: "writers",
+        inputs: { topic: "AI" }, progress: { tasks: [] }, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, successfulRequests: 0 },
+      });
+      // Written to Postgres: another store on the database reads it.
+      const direct = new PostgresCheckpointStore({ url });
+      expect((await direct.list({ lineage })).map((cp) => cp.id)).toEqual([id]);
+      await direct.close();
+      expect((await loadCheckpoint(id)).inputs).toEqual({ topic: "AI" });
+      // A location or provider given keeps the file stores.
+      expect(checkpointStoreFor({ provider: "sqlite" })).not.toBe(store);
+    } finally {
+      if (saved === undefined) delete process.env.CREWTS_DATABASE_URL;
+      else process.env.CREWTS_DATABASE_URL = saved;
+    }
+  });
+
   it("need a URL: the option or CREWTS_DATABASE_URL", () => {
     const saved = process.env.CREWTS_DATABASE_URL;
     delete process.env.CREWTS_DATABASE_URL;
     try {
       expect(() => new PostgresFlowPersistence()).toThrow(/set CREWTS_DATABASE_URL/);
+      expect(() => new PostgresCheckpointStore()).toThrow(/PostgresCheckpointStore needs a database URL/);
       expect(() => new PostgresFlowPersistence({ url: "mysql://x" })).toThrow(PostgresStoreError);
     } finally {
       if (saved !== undefined) process.env.CREWTS_DATABASE_URL = saved;
