@@ -42,13 +42,12 @@ describe("llmRateLimit across workers", () => {
       most = Math.max(most, i - j + 1);
     }
     expect(most).toBeLessThanOrEqual(Math.floor(perWindow * 1.05));
-    // And the limit is used, not undershot: the first three windows from the first call each let through 30 ± 5%.
-    const t0 = calls[0]!;
-    for (let k = 0; k < 3; k++) {
-      const n = calls.filter((t) => t >= t0 + k * windowMs && t < t0 + (k + 1) * windowMs).length;
-      expect(n, `window ${k}`).toBeGreaterThanOrEqual(Math.ceil(perWindow * 0.95));
-      expect(n, `window ${k}`).toBeLessThanOrEqual(Math.floor(perWindow * 1.05));
-    }
+    // And the limit is used, not undershot. Fixed windows counted from the first logged call would move
+    // with that call's logging lag, so the rate is measured over the whole run: after the first
+    // window's 30 requests, the other 90 take three more windows at 600 rpm.
+    const rpm = ((calls.length - perWindow) / (calls.at(-1)! - calls[0]!)) * 60_000;
+    expect(rpm).toBeGreaterThanOrEqual(600 * 0.95);
+    expect(rpm).toBeLessThanOrEqual(600 * 1.05);
     // More than one worker made requests: the limit was shared, not held by one process.
     expect(workers.filter((w) => w.calls.length > 0).length).toBeGreaterThan(1);
   }, 60_000);
