@@ -1,3 +1,4 @@
+import { checkpointInfoFromRow, type CheckpointInfoRow } from "./checkpointInfoRow.js";
 import { SQLiteDatabase, type Prepare } from "../../storage/SQLiteDatabase.js";
 import { parseStoredJson } from "../../storage/StorageError.js";
 import type { UsageMetrics } from "../../llm/UsageMetrics.js";
@@ -40,15 +41,7 @@ const DROP_SUPERSEDED = `DELETE FROM checkpoint_state WHERE lineage = ?1 AND seq
   SELECT 1 FROM checkpoint_state t WHERE t.lineage = ?1 AND t.key = checkpoint_state.key AND t.seq > checkpoint_state.seq AND t.seq <= ?2)`;
 const DROP_LINEAGE = ["checkpoints", "checkpoint_lineages", "checkpoint_journal", "checkpoint_state"].map((t) => `DELETE FROM ${t} WHERE lineage = ?`);
 
-interface Row {
-  id: string;
-  lineage: string;
-  branch: string;
-  parent_id: string | null;
-  created_at: string;
-  event: string;
-  kind: string;
-  name: string;
+interface Row extends CheckpointInfoRow {
   seq: number;
   journal_len: number | null;
   usage: string;
@@ -153,14 +146,14 @@ export class SQLiteCheckpointStore implements CheckpointStore {
         }
         progress = { ...(progress), state, journal };
       }
-      return { ...info(row), inputs, progress, usage: parse(row.usage) as UsageMetrics };
+      return { ...checkpointInfoFromRow(row), inputs, progress, usage: parse(row.usage) as UsageMetrics };
     });
   }
 
   /** Headers of the matching checkpoints, oldest first. */
   async list(filter: CheckpointFilter = {}): Promise<CheckpointInfo[]> {
     const rows = (await this.db.read((prepare) => prepare(LIST).all() as Row[])) ?? [];
-    return rows.map(info).filter((cp) => matches(cp, filter));
+    return rows.map(checkpointInfoFromRow).filter((cp) => matches(cp, filter));
   }
 
   /** Deletes all but the newest `keep` checkpoints of `lineage`, and the state rows only they needed. */
@@ -185,18 +178,6 @@ export class SQLiteCheckpointStore implements CheckpointStore {
   }
 }
 
-function info(row: Row): CheckpointInfo {
-  return {
-    id: row.id,
-    lineage: row.lineage,
-    branch: row.branch,
-    ...(row.parent_id !== null ? { parentId: row.parent_id } : {}),
-    createdAt: row.created_at,
-    event: row.event,
-    kind: row.kind as CheckpointInfo["kind"],
-    name: row.name,
-  };
-}
 
 /** Whether `cp` passes every field of `filter`. */
 export function matches(cp: CheckpointInfo, filter: CheckpointFilter): boolean {

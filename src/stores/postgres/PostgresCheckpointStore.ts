@@ -1,5 +1,6 @@
 import type { UsageMetrics } from "../../llm/UsageMetrics.js";
 import type { Checkpoint, CheckpointFilter, CheckpointInfo, CheckpointStore } from "../../runtime/checkpoint/types.js";
+import { checkpointInfoFromRow, type CheckpointInfoRow } from "../../runtime/checkpoint/checkpointInfoRow.js";
 import { PostgresDatabase, type Migration } from "./PostgresDatabase.js";
 import { databaseUrl } from "./PostgresFlowPersistence.js";
 
@@ -31,18 +32,7 @@ const MIGRATIONS: Migration[] = [
 
 const INFO_COLUMNS = "id, lineage, branch, parent_id, created_at, event, kind, name";
 
-interface InfoRow {
-  id: string;
-  lineage: string;
-  branch: string;
-  parent_id: string | null;
-  created_at: string;
-  event: string;
-  kind: string;
-  name: string;
-}
-
-interface Row extends InfoRow {
+interface Row extends CheckpointInfoRow {
   inputs: Record<string, unknown>;
   progress: Checkpoint["progress"];
   usage: UsageMetrics;
@@ -80,7 +70,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   async load(id: string): Promise<Checkpoint | undefined> {
     const result = await this.db.use((client) => client.query<Row>(`SELECT ${INFO_COLUMNS}, inputs, progress, usage FROM crewts_checkpoints WHERE id = $1`, [id]));
     const row = result.rows[0];
-    return row && { ...info(row), inputs: row.inputs, progress: row.progress, usage: row.usage };
+    return row && { ...checkpointInfoFromRow(row), inputs: row.inputs, progress: row.progress, usage: row.usage };
   }
 
   /** Headers of the matching checkpoints, oldest first. */
@@ -94,8 +84,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
       where.push(`${column} = $${values.length}`);
     }
     const sql = `SELECT ${INFO_COLUMNS} FROM crewts_checkpoints ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at, id`;
-    const result = await this.db.use((client) => client.query<InfoRow>(sql, values));
-    return result.rows.map(info);
+    const result = await this.db.use((client) => client.query<CheckpointInfoRow>(sql, values));
+    return result.rows.map(checkpointInfoFromRow);
   }
 
   /** Deletes all but the newest `keep` checkpoints of `lineage`. */
@@ -116,15 +106,3 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 }
 
-function info(row: InfoRow): CheckpointInfo {
-  return {
-    id: row.id,
-    lineage: row.lineage,
-    branch: row.branch,
-    ...(row.parent_id !== null ? { parentId: row.parent_id } : {}),
-    createdAt: row.created_at,
-    event: row.event,
-    kind: row.kind as CheckpointInfo["kind"],
-    name: row.name,
-  };
-}
