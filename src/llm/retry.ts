@@ -67,10 +67,33 @@ export function retryDelayMs(retry: number, error: LLMError, policy: RetryPolicy
   return backoffDelayMs(retry, policy.baseDelayMs, policy.maxDelayMs, random);
 }
 
-/** The error a cancelled signal stands for: its reason when that is an Error, else an AbortError. */
-export function abortReason(signal: AbortSignal): Error {
+/** The error a cancelled signal stands for: its reason when that is an Error, else an AbortError saying `message`. */
+export function abortReason(signal: AbortSignal, message = "The LLM call was aborted."): Error {
   const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException("The LLM call was aborted.", "AbortError");
+  return reason instanceof Error ? reason : new DOMException(message, "AbortError");
+}
+
+/**
+ * Settles as `running` does, or rejects as soon as `signal` aborts: what was started may ignore its
+ * signal (a user's tool, a flow method), but whoever awaits it must not wait on.
+ */
+export function untilAborted<T>(running: T | PromiseLike<T>, signal: AbortSignal | undefined, message?: string): Promise<T> {
+  if (signal === undefined) return Promise.resolve(running);
+  if (signal.aborted) return Promise.reject(abortReason(signal, message));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal, message));
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(running).then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
 
 /** Waits `ms` on a timer; an abort clears the timer and rejects at once, so nothing keeps the process alive. */

@@ -1,3 +1,4 @@
+import { untilAborted } from "../llm/retry.js";
 import { KickoffAbortedError } from "./KickoffAbortedError.js";
 import type { KickoffOptions } from "./KickoffOptions.js";
 import { currentRun, eitherSignal, runWithContext, type RunContext, type ScopedHooks } from "./runContext.js";
@@ -60,21 +61,5 @@ export function streamKickoff<T>(options: KickoffOptions | undefined, work: (sig
  * anything; the run must still stop within milliseconds).
  */
 export function untilRunAborted<T>(running: Promise<T>): Promise<T> {
-  const signal = currentRun()?.signal;
-  if (signal === undefined) return running;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    running.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
+  return untilAborted(running, currentRun()?.signal, "The run was aborted.");
 }

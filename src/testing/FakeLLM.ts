@@ -1,4 +1,4 @@
-import { abortReason, sleep } from "../llm/retry.js";
+import { abortReason, sleep, untilAborted } from "../llm/retry.js";
 import type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult, TokenUsage, ToolCall } from "../llm/types.js";
 import { cutAtStopSequence } from "./cutAtStopSequence.js";
 import { textDeltas } from "./mockServer/wireProtocol.js";
@@ -146,20 +146,3 @@ function toSpec(response: unknown, callIndex: number): Exclude<FakeResponse, str
   );
 }
 
-function untilAborted<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return pending;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    pending.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { eventBus, withinEvent } from "../events/index.js";
 import type { CrewtsEvent, EventPayloads, EventSource, EventType } from "../events/index.js";
 import { redactSecrets } from "../llm/redact.js";
+import { untilAborted } from "../llm/retry.js";
 import type { ToolSpec } from "../llm/types.js";
 import { BaseTool } from "./BaseTool.js";
 import {
@@ -209,7 +210,7 @@ export class ToolRunner {
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       try {
         // Under tracing, runs the tool starts (a crew, an agent) nest under its span.
-        const result: unknown = await withinEvent(started, () => (signal ? untilAborted(tool.run(parsed.value, { signal }), signal) : tool.run(parsed.value)));
+        const result: unknown = await withinEvent(started, () => (signal ? untilAborted(tool.run(parsed.value, { signal }), signal, TOOL_ABORTED) : tool.run(parsed.value)));
         const output = toObservationText(result);
         if (this.cache && this.shouldCache(tool, parsed.value, result)) this.writeCache(toolName, args, output);
         return succeed(output, false);
@@ -280,28 +281,7 @@ export class ToolRunner {
 }
 
 // A tool that ignores its signal must not hold the run: the call ends when the signal aborts.
-function untilAborted(running: unknown, signal: AbortSignal): Promise<unknown> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortError(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve(running).then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
-
-function abortError(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException("The tool call was aborted.", "AbortError");
-}
+const TOOL_ABORTED = "The tool call was aborted.";
 
 function isTool(value: unknown): value is BaseTool {
   return value instanceof BaseTool;
