@@ -9,6 +9,7 @@ import type { Task, TaskOutput } from "../task/index.js";
 import { storedTaskOutput } from "./replay.js";
 import type { TaskRunHooks } from "./SequentialProcess.js";
 import type { HumanInputPending, PendingHumanInputRecord } from "../runtime/humanInputPending.js";
+import { pausedRunsOf } from "../runtime/agentRunState.js";
 
 /** Crews write a checkpoint after each task unless told otherwise. */
 export const CREW_CHECKPOINT_EVENTS = ["task_completed"];
@@ -73,7 +74,8 @@ export class CrewRunCheckpoints {
 
   /** Writes the checkpoint of a run paused for human input (whatever the configured events) and sets its id on `pending`. */
   async pause(pending: HumanInputPending): Promise<void> {
-    this.pendingInput = { context: pending.context, callbackInfo: pending.callbackInfo };
+    const runs = pausedRunsOf(pending);
+    this.pendingInput = { context: pending.context, callbackInfo: pending.callbackInfo, ...(Object.keys(runs).length > 0 ? { runs } : {}) };
     pending.checkpointId = await this.recorder.write("human_input_pending", true);
   }
 

@@ -1,3 +1,4 @@
+import type { AgentRunState } from "./agentRunState.js";
 import type { HumanInputContext } from "./humanInput.js";
 
 /**
@@ -26,6 +27,8 @@ export class HumanInputPending extends Error {
 export interface PendingHumanInputRecord {
   context: HumanInputContext;
   callbackInfo: Record<string, unknown>;
+  /** Where each agent loop the pause went through stood (see agentRunKey), so resuming asks no model twice. */
+  runs?: Record<string, AgentRunState>;
 }
 
 /**
@@ -35,6 +38,7 @@ export interface PendingHumanInputRecord {
  */
 export class PreparedHumanAnswer {
   #used = false;
+  readonly #runsTaken = new Set<string>();
 
   constructor(
     readonly pending: PendingHumanInputRecord,
@@ -47,6 +51,14 @@ export class PreparedHumanAnswer {
     if (this.#used || context.kind !== "task_review" || context.taskName !== taskName || typeof context.output !== "string") return undefined;
     this.#used = true;
     return { output: context.output, answer: this.answer };
+  }
+
+  /** Where the agent loop `key` stood when the run paused (see agentRunKey); once per key. */
+  takeRun(key: string): AgentRunState | undefined {
+    const state = this.pending.runs?.[key];
+    if (!state || this.#runsTaken.has(key)) return undefined;
+    this.#runsTaken.add(key);
+    return state;
   }
 
   /** The answer to `context` when it asks the question the run paused on; once. */
