@@ -95,7 +95,11 @@ describe("crewts checkpoint", () => {
         return messages.some((m) => m.role === "assistant" && m.content.includes("Observation: 3 counted")) ? "Thought: done\nFinal Answer: counted 3" : 'Thought: count\nAction: count\nAction Input: {"n": 3}';
       });
     const ran: number[] = [];
-    const counter = tool({ name: "count", description: "Counts", schema: z.object({ n: z.number() }), execute: ({ n }) => void ran.push(n) ?? `${n} counted` });
+    const counter = tool({ name: "count", description: "Counts", schema: z.object({ n: z.number() }), execute: ({ n }) => {
+        ran.push(n);
+        return `${n} counted`;
+      },
+    });
     const first: string[] = [];
     const agent = new Agent({ role: "Counter", goal: "g", backstory: "b", llm: replies(first), tools: [counter], checkpoint: { location: join(dir, "agent") } });
     await agent.kickoff("Count to 3");
