@@ -32,8 +32,9 @@ import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { currentRun, eitherSignal } from "../runtime/runContext.js";
 import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 import type { RequestLimiter } from "./requestLimiters.js";
-import { AgentRunCheckpoints, type AgentLoopControl } from "./agentCheckpoints.js";
+import { AgentRunCheckpoints, resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
 import { addTaskContext } from "./taskPromptContext.js";
+import { withObservationMemory } from "./observationMemory.js";
 import { agentRunKey, recordPausedRun } from "../runtime/agentRunState.js";
 import { hasHumanInputProvider } from "../runtime/humanInput.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
@@ -237,6 +238,11 @@ export class Agent {
     return new AgentOutput<z.infer<S>>({ raw: result.output, parsed, agentRole: this.role, usageMetrics: usage, messages: result.messages });
   }
 
+  /** Continues a kickoff that rejected with HumanInputPending: `answer` goes to the tool approval it paused on. */
+  resume(checkpointId: string, answer: string, options: KickoffOptions = {}): Promise<AgentOutput> {
+    return resumePausedAgent(checkpointId, answer, this.checkpointConfig, () => this.kickoff("", { ...options, stream: false, fromCheckpoint: checkpointId }));
+  }
+
   /** Copies an agent checkpoint into a new lineage (as Crew.fork); resume it with `agent.kickoff("", { fromCheckpoint: fork.id })`. */
   static fork(checkpointId: string, options: ForkOptions = {}): Promise<Checkpoint> {
     return forkCheckpoint(checkpointId, "agent", options);
@@ -355,24 +361,6 @@ export class Agent {
     });
     return controller ? await withTimeout(run, controller, this.maxExecutionTime!) : await run;
   }
-}
-
-/** The step callback, plus saving each tool result to short-term memory when the crew has one. */
-function withObservationMemory(
-  callback: ((step: AgentStep) => void | Promise<void>) | undefined,
-  memory: KickoffMemory | undefined,
-  source: CallSource,
-): ((step: AgentStep) => void | Promise<void>) | undefined {
-  if (!memory?.memories.short) return callback;
-  const metadata: Record<string, string> = {};
-  for (const key of ["agentId", "agentRole", "taskId", "taskName"] as const) if (source[key] !== undefined) metadata[key] = source[key];
-  return async (step) => {
-    if (step.type === "action" && step.tool !== undefined && step.result !== undefined) {
-      const input = typeof step.toolInput === "string" ? step.toolInput : JSON.stringify(step.toolInput ?? {});
-      await memory.rememberObservation(`${step.tool}(${input}) returned: ${step.result}`, metadata);
-    }
-    await callback?.(step);
-  };
 }
 
 async function withTimeout<T>(run: Promise<T>, controller: AbortController, seconds: number): Promise<T> {

@@ -2,9 +2,10 @@ import type { AgentRunState } from "./agentRunState.js";
 import type { HumanInputContext } from "./humanInput.js";
 
 /**
- * Thrown by a HumanInputProvider to pause a crew until a person answers (a review in a UI, an
- * approval in a chat). The crew writes a checkpoint and its kickoff rejects with this value, its
- * `checkpointId` set: `crew.resume(pending.checkpointId, answer)` continues the run.
+ * Thrown by a HumanInputProvider to pause a crew (or an agent's own kickoff) until a person answers
+ * (a review in a UI, an approval in a chat). The crew writes a checkpoint and its kickoff rejects
+ * with this value, its `checkpointId` set: `crew.resume(pending.checkpointId, answer)` continues the
+ * run (`agent.resume` for an agent).
  */
 export class HumanInputPending extends Error {
   readonly context: HumanInputContext;
@@ -15,7 +16,7 @@ export class HumanInputPending extends Error {
 
   constructor(init: { context: HumanInputContext; callbackInfo?: Record<string, unknown>; message?: string }) {
     const what = init.context.kind === "tool_approval" ? `approval of tool "${init.context.toolName ?? ""}"` : `a review of task "${init.context.taskName ?? ""}"`;
-    super(init.message ?? `Paused for human input: ${what}. Resume with crew.resume(pending.checkpointId, answer).`);
+    super(init.message ?? `Paused for human input: ${what}. Resume with crew.resume(pending.checkpointId, answer) (agent.resume for an agent's own kickoff).`);
     this.name = "HumanInputPending";
     this.context = init.context;
     this.callbackInfo = init.callbackInfo ?? {};

@@ -66,6 +66,8 @@ export interface AgentProgress {
   readonly run?: AgentRunState;
   /** Tokens spent before the loop started (knowledge, reasoning). */
   readonly setupUsage?: UsageMetrics;
+  /** The question the agent paused on (HumanInputPending); `agent.resume(id, answer)` answers it. */
+  readonly pendingHumanInput?: PendingHumanInputRecord;
 }
 
 /** Everything needed to resume a run from one point. */

@@ -11,6 +11,8 @@ import type { AgentProgress, Checkpoint } from "../../../src/runtime/checkpoint/
 import { FakeLLM, type FakeResponse } from "../../../src/testing/index.js";
 import { tool } from "../../../src/tools/index.js";
 import { action, final, task } from "../../crew/helpers.js";
+import { setHumanInputProvider, type HumanInputContext } from "../../../src/runtime/humanInput.js";
+import { HumanInputPending } from "../../../src/runtime/humanInputPending.js";
 
 let dir = "";
 beforeEach(async () => {
@@ -132,6 +134,63 @@ describe("standalone agent checkpoints", () => {
     const other = new Agent({ role: "Other", goal: "g", backstory: "b", llm: new FakeLLM([]), checkpoint: { location: join(dir, "own") } });
     await expect(other.kickoff("x", { fromCheckpoint: agentCp!.id })).rejects.toThrow(/written by agent "Surveyor", not "Other"/);
     expect(() => new Agent({ role: "R", goal: "g", backstory: "b", checkpoint: { maxCheckpoints: 0 } })).toThrow(AgentConfigError);
+  });
+
+  it("pauses a standalone agent at a tool approval and agent.resume(id, answer) continues at that call", async () => {
+    const previous = process.cwd();
+    // Without a checkpoint option the pause checkpoint goes to ./.checkpoints.
+    process.chdir(dir);
+    const asked: HumanInputContext[] = [];
+    setHumanInputProvider({
+      requestInput: async (context) => {
+        asked.push(context);
+        throw new HumanInputPending({ context });
+      },
+    });
+    try {
+      const dropped: string[] = [];
+      const drop = tool({ name: "drop", description: "Drops a table", schema: z.object({ table: z.string() }), needsApproval: true, execute: ({ table }) => {
+          dropped.push(table);
+          return `dropped ${table}`;
+        },
+      });
+      const script: FakeResponse[] = [{ toolCalls: [{ name: "measure", arguments: { what: "tide" } }] }, { toolCalls: [{ name: "drop", arguments: { table: "old" } }] }, final("cleaned up")];
+      const build = (responses: FakeResponse[]) => {
+        const m = measurer(responses, "unused");
+        const agent = new Agent({ role: "Surveyor", goal: "measure", backstory: "careful", llm: m.llm, tools: [...m.agent.tools, drop] });
+        return { ...m, agent };
+      };
+      const first = build(script);
+      const pending = (await first.agent.kickoff("Measure, then clean up").catch((e: unknown) => e)) as HumanInputPending;
+      expect(pending).toBeInstanceOf(HumanInputPending);
+      expect(pending.checkpointId).toEqual(expect.any(String));
+      expect(asked).toEqual([expect.objectContaining({ kind: "tool_approval", toolName: "drop", toolInput: { table: "old" } })]);
+      const cps = await listCheckpoints();
+      expect(cps.map((c) => [c.kind, c.event])).toEqual([["agent", "human_input_pending"]]);
+      expect(first.llm.calls).toHaveLength(2);
+      expect(first.ran).toEqual(["tide"]);
+
+      setHumanInputProvider(async () => "");
+      const second = build(script.slice(2));
+      const out = await second.agent.resume(pending.checkpointId!, "yes");
+      expect(out.raw).toBe("cleaned up");
+      expect(second.llm.calls).toHaveLength(1);
+      expect(second.ran).toEqual([]);
+      expect(dropped).toEqual(["old"]);
+      expect(asked).toHaveLength(1);
+      expect(out.usageMetrics.successfulRequests).toBe(3);
+    } finally {
+      setHumanInputProvider(undefined);
+      process.chdir(previous);
+    }
+  });
+
+  it("agent.resume refuses a checkpoint that is not a pause", async () => {
+    const location = join(dir, "cps");
+    const m = measurer([final("done")], location);
+    await m.agent.kickoff("Do it");
+    const [cp] = await listCheckpoints(location);
+    await expect(m.agent.resume(cp!.id, "yes")).rejects.toThrow(/not written by an agent paused for human input/);
   });
 
   it("writes nothing without the checkpoint option", async () => {
