@@ -131,7 +131,7 @@ export class AgentExecutor {
       if (reply) reply.callsDone = i + 1;
       await this.step({ type: "action", thought: result.text, text: result.text, tool: call.name, toolInput: call.arguments, result: run.output });
       if (run.resultAsAnswer && run.ok) return this.finish(run.output, true);
-      await this.config.onProgress?.("tool_usage_finished");
+      if (this.config.onProgress) await this.config.onProgress("tool_usage_finished");
     }
     return undefined;
   }
