@@ -33,7 +33,7 @@ import { currentRun, eitherSignal } from "../runtime/runContext.js";
 import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 import type { RequestLimiter } from "./requestLimiters.js";
 import { AgentRunCheckpoints, resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
-import { addTaskContext } from "./taskPromptContext.js";
+import { addTaskContext, hasTaskContext } from "./taskPromptContext.js";
 import { withObservationMemory } from "./observationMemory.js";
 import { agentRunKey, recordPausedRun } from "../runtime/agentRunState.js";
 import { hasHumanInputProvider } from "../runtime/humanInput.js";
@@ -165,7 +165,7 @@ export class Agent {
     let taskPrompt = buildTaskPrompt(task, context);
     // A loop resumed from a checkpoint or a pause already has its prompt in its messages.
     const resumed = loop.state ?? currentRun()?.humanAnswer?.takeRun(agentRunKey(this.role, task.description));
-    if (!resumed) taskPrompt = await addTaskContext(this, task, taskPrompt, activeTools, fullSource, count);
+    if (!resumed && hasTaskContext(this)) taskPrompt = await addTaskContext(this, task, taskPrompt, activeTools, fullSource, count);
     if (eventBus.hasListeners("agent_execution_started")) {
       eventBus.emit("agent_execution_started", { ...fullSource, agentId: this.id, agentRole: this.role, taskPrompt, taskDescription: task.description, tools: activeTools.map((t) => t.name) });
     }
@@ -219,7 +219,7 @@ export class Agent {
   private async kickoffNow<S extends z.ZodType>(messages: string | ChatMessage[], options: AgentKickoffOptions<S>): Promise<AgentOutput<z.infer<S>>> {
     let request = typeof messages === "string" ? messages : (messages ?? []).map((m) => (m.role === "system" ? m.content : `${m.role}: ${m.content}`)).join("\n\n");
     // Resuming, the request is the checkpoint's (the messages given may be left empty).
-    const durable = await AgentRunCheckpoints.open(this, request, options.fromCheckpoint);
+    const durable = AgentRunCheckpoints.wanted(this, options.fromCheckpoint) ? await AgentRunCheckpoints.open(this, request, options.fromCheckpoint) : undefined;
     if (durable) request = durable.request;
     if (!request.trim()) throw new AgentConfigError("agent.kickoff needs a non-empty message: pass what the agent should do.");
     const task: AgentTask = { description: request, expectedOutput: "" };
@@ -337,6 +337,8 @@ export class Agent {
     const stepCallback = withObservationMemory(this.options.stepCallback ?? this.crewStepCallback, this.memoryForTask(), source);
     const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RequestLimiter => l !== undefined);
     const onProgress = loop.onProgress;
+    // Only a human input provider pauses a run; a checkpointed loop keeps its state anyway.
+    const mayPause = onProgress !== undefined || hasHumanInputProvider();
     const executor: AgentExecutor = new AgentExecutor({
       llm: toolLLM,
       messages,
@@ -352,13 +354,15 @@ export class Agent {
       ...(this.options.stream ? { stream: true } : {}),
       ...(loop.state ? { resume: loop.state } : {}),
       ...(onProgress ? { onProgress: (event: string) => onProgress(event, executor.state()) } : {}),
-      ...(onProgress || hasHumanInputProvider() ? { trackReply: true } : {}),
+      ...(mayPause ? { trackReply: true } : {}),
     });
     // A pause for a human keeps where this loop stood, so resuming it asks the model nothing twice.
-    const run = executor.run().catch((error: unknown) => {
-      if (error instanceof HumanInputPending) recordPausedRun(error, agentRunKey(this.role, taskDescription), executor.state());
-      throw error;
-    });
+    const run = mayPause
+      ? executor.run().catch((error: unknown) => {
+          if (error instanceof HumanInputPending) recordPausedRun(error, agentRunKey(this.role, taskDescription), executor.state());
+          throw error;
+        })
+      : executor.run();
     return controller ? await withTimeout(run, controller, this.maxExecutionTime!) : await run;
   }
 }

@@ -101,7 +101,8 @@ export class AgentExecutor {
         this.reply = { result, pushed: false, callsDone: 0 };
         await config.onProgress?.("llm_call_completed");
       }
-      const done = await this.act(result);
+      const done = this.native ? await this.handleNative(result) : await this.handleText(result);
+      this.reply = undefined;
       if (done) return done;
     }
   }

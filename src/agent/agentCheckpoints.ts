@@ -81,6 +81,11 @@ export class AgentRunCheckpoints {
     );
   }
 
+  /** Whether a kickoff of `agent` writes or resumes checkpoints (or may pause, which writes one): checked before `open`. */
+  static wanted(agent: CheckpointedAgent, fromCheckpoint: string | undefined): boolean {
+    return agent.checkpointConfig !== undefined || fromCheckpoint !== undefined || hasHumanInputProvider();
+  }
+
   /**
    * The checkpoints of a kickoff of `agent`: undefined when it writes none and resumes from none.
    * Resuming, the checkpoint must be an agent's, written by an agent of the same role.

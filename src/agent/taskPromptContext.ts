@@ -8,6 +8,12 @@ import type { AgentTask } from "./promptBuilder.js";
 import { prompts } from "./prompts.js";
 import { planBeforeActing } from "./reasoning.js";
 
+/** Whether the agent adds anything to its task prompts (checked first, so a plain agent skips addTaskContext). */
+export function hasTaskContext(agent: Agent): boolean {
+  const options = agent.options;
+  return options.injectDate === true || options.reasoning === true || agent.knowledgeBase() !== undefined || agent.crewKnowledge !== undefined || (options.memory !== false && agent.crewMemory !== undefined);
+}
+
 /**
  * What an agent adds to a task prompt before its loop starts: the date (injectDate), knowledge found
  * for the task, what its crew's memory recalls, and a reasoning plan. `count` receives the tokens spent.
