@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent, AgentConfigError } from "../../../src/agent/index.js";
+import { KickoffAbortedError } from "../../../src/runtime/KickoffAbortedError.js";
 import { Crew } from "../../../src/crew/index.js";
 import { CheckpointError } from "../../../src/runtime/checkpoint/errors.js";
 import { listCheckpoints } from "../../../src/runtime/checkpoint/checkpointStores.js";
@@ -183,6 +184,36 @@ describe("standalone agent checkpoints", () => {
       setHumanInputProvider(undefined);
       process.chdir(previous);
     }
+  });
+
+  it("a cancelled agent kickoff leaves a checkpoint that resumes at the tool call it was stopped in", async () => {
+    const location = join(dir, "cps");
+    const controller = new AbortController();
+    const slow = tool({ name: "slow", description: "Takes a while", schema: z.object({ n: z.number() }), execute: async ({ n }, context) => {
+        controller.abort();
+        await new Promise((resolve) => context?.signal?.addEventListener("abort", resolve, { once: true }));
+        return `slow ${n}`;
+      },
+    });
+    const script: FakeResponse[] = [{ toolCalls: [{ name: "slow", arguments: { n: 1 } }] }, final("slow done")];
+    const first = new FakeLLM(script, { functionCalling: true });
+    const agent = new Agent({ role: "Waiter", goal: "wait", backstory: "patient", llm: first, tools: [slow], checkpoint: { location } });
+    await expect(agent.kickoff("Wait", { signal: controller.signal })).rejects.toBeInstanceOf(KickoffAbortedError);
+    const cps = await listCheckpoints(location);
+    expect(cps.map((c) => c.event)).toEqual(["llm_call_completed"]);
+
+    const ran: number[] = [];
+    const quick = tool({ name: "slow", description: "Takes a while", schema: z.object({ n: z.number() }), execute: ({ n }) => {
+        ran.push(n);
+        return `slow ${n}`;
+      },
+    });
+    const second = new FakeLLM(script.slice(1), { functionCalling: true });
+    const again = new Agent({ role: "Waiter", goal: "wait", backstory: "patient", llm: second, tools: [quick], checkpoint: { location } });
+    const out = await again.kickoff("", { fromCheckpoint: cps[0]!.id });
+    expect(out.raw).toBe("slow done");
+    expect(ran).toEqual([1]);
+    expect(second.calls).toHaveLength(1);
   });
 
   it("agent.resume refuses a checkpoint that is not a pause", async () => {
