@@ -34,7 +34,7 @@ import { TaskLogFile } from "./TaskLogFile.js";
 import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
 import { copyMembers } from "./copyMembers.js";
-import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
+import { currentRun, runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints, loadCrewResume, type CrewResume } from "./crewCheckpoints.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { HumanInputPending } from "../runtime/humanInputPending.js";
@@ -129,6 +129,9 @@ export class Crew<T = unknown> {
   kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<CrewOutput<T>>;
   async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput<T> | StreamingOutput<CrewOutput<T>>> {
     if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
+    // Run again inside a flow resumed from this crew's pause: continue from the pause with the answer.
+    const paused = options.fromCheckpoint === undefined ? currentRun()?.pausedCrew?.take(this.name) : undefined;
+    if (paused) return (await this.resume(paused.checkpointId, paused.answer, options)) as CrewOutput<T>;
     const hooks = this.options.hooks;
     const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
     return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, async () => (await this.run(inputs, {}, mode)) as CrewOutput<T>);
