@@ -135,7 +135,7 @@ export class SQLiteCheckpointStore implements CheckpointStore {
         const folded = this.fold(prepare, row.lineage, row.seq);
         if (folded) {
           inputs = folded.inputs;
-          progress = { state: folded.fold.state, journal: folded.fold.journal, ...progress } as Checkpoint["progress"];
+          progress = { state: folded.fold.state, journal: folded.fold.journal, ...progress };
         }
       } else if (inputs === null) {
         inputs = (prepare(BASE).get(row.lineage, row.seq) as { inputs: string } | undefined)?.inputs ?? null;
