@@ -64,7 +64,7 @@ export class SQLiteCheckpointStore implements CheckpointStore {
 
   /** `path`: the database file (":memory:" for a private in-memory one). */
   constructor(path: string) {
-    this.db = new SQLiteDatabase(() => path, SETUP);
+    this.db = new SQLiteDatabase(() => path, SETUP, { backgroundCheckpoints: true });
   }
 
   /** The database file. */
