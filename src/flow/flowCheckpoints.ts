@@ -3,6 +3,7 @@ import { emptyUsageMetrics } from "../llm/UsageMetrics.js";
 import { CheckpointRecorder, lineageAfter, type CheckpointLineage } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { checkpointStoreFor, loadCheckpoint } from "../runtime/checkpoint/checkpointStores.js";
 import { CheckpointError } from "../runtime/checkpoint/errors.js";
+import { copyFlowState, flowProgressSnapshot } from "../runtime/checkpoint/flowSnapshot.js";
 import { isFlowProgress, type Checkpoint, type CheckpointConfig, type FlowJournalEntry } from "../runtime/checkpoint/types.js";
 import type { FlowRun, FlowRunDurability } from "./FlowRun.js";
 
@@ -29,15 +30,6 @@ export async function loadFlowResume(ref: string, config: CheckpointConfig | und
   return { checkpoint: cp, state: cp.progress.state, journal: cp.progress.journal, lineage: await lineageAfter(cp, store) };
 }
 
-/** A deep copy of the state at one step, so later steps do not change a checkpoint not yet written. */
-function copyState(state: Record<string, unknown>): Record<string, unknown> {
-  try {
-    return structuredClone(state);
-  } catch {
-    return JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
-  }
-}
-
 /** The checkpoints of one flow kickoff: a write after each method (or on the configured events). */
 export function flowCheckpointing(
   config: CheckpointConfig,
@@ -56,7 +48,7 @@ export function flowCheckpointing(
       snapshot: () => {
         const current = run();
         return {
-          progress: { state: copyState(flow.state()), journal: current ? current.journal.slice() : [], inFlight: current ? [...current.inFlight.keys()] : [], waiting: current?.waiting() ?? [] },
+          progress: flowProgressSnapshot(copyFlowState(flow.state()), current ? current.journal : [], { inFlight: current ? [...current.inFlight.keys()] : [], waiting: current?.waiting() ?? [] }),
           usage: resume?.checkpoint.usage ?? emptyUsageMetrics(),
         };
       },

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
 import type Database from "libsql";
 import { cannotOpen, toStorageError } from "./StorageError.js";
+import { backgroundCheckpointsWork, releaseCheckpointer, requestCheckpoint } from "./walCheckpointer.js";
 
 /** The path that opens a private, unnamed in-memory SQLite database. */
 export const IN_MEMORY_DB = ":memory:";
@@ -20,6 +21,9 @@ export type OpenMode = "write" | "read";
 // synchronous=NORMAL a commit is an append without fsync, still safe when the process is killed
 // (only an OS crash may lose the newest rows).
 const PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL"];
+// With checkpoints on the worker (walCheckpointer), one is asked for after this many uses of the
+// connection: about as often as SQLite's own every 1,000 pages, for writes of a few pages each.
+const USES_PER_CHECKPOINT = 250;
 // Wait up to 5 s for another process's write lock instead of failing at once.
 const OPTIONS = { timeout: 5000 };
 
@@ -45,6 +49,9 @@ export class SQLiteConnection {
   generation = 0;
   /** Transactions committed on this connection since it was opened. */
   commits = 0;
+  // Whether the worker checkpoints this connection's log (see walCheckpointer), and uses since it last did.
+  private background = false;
+  private uses = 0;
   // The file opened (device and inode), to notice when it was deleted or replaced since.
   private opened: { dev: number; ino: number } | undefined;
   private running: Promise<void> | undefined;
@@ -90,6 +97,26 @@ export class SQLiteConnection {
     if (this.setups.has(key)) return;
     if (!this.readOnly) for (const sql of setup) (this.db as Database.Database).exec(sql);
     this.setups.add(key);
+  }
+
+  /**
+   * Moves this open connection's log checkpoints to the worker thread, so no write waits on the fsyncs of
+   * one (a store writing at every step of a run asks for it). Not for read-only or in-memory databases.
+   */
+  checkpointInBackground(): void {
+    if (this.background || this.readOnly || this.path === IN_MEMORY_DB || !this.db || !backgroundCheckpointsWork()) return;
+    this.db.exec("PRAGMA wal_autocheckpoint = 0");
+    this.background = true;
+  }
+
+  /** Counts a use; with background checkpoints, asks the worker for one every USES_PER_CHECKPOINT uses. */
+  countUse(): void {
+    if (!this.background || ++this.uses < USES_PER_CHECKPOINT) return;
+    this.uses = 0;
+    if (backgroundCheckpointsWork()) return requestCheckpoint(this.path);
+    // The worker failed: the connection checkpoints itself again.
+    this.db?.exec("PRAGMA wal_autocheckpoint = 1000");
+    this.background = false;
   }
 
   /** Resolves once no transaction is open. */
@@ -150,6 +177,9 @@ export class SQLiteConnection {
   close(): void {
     const db = this.db;
     this.db = undefined;
+    if (this.background) releaseCheckpointer(this.path);
+    this.background = false;
+    this.uses = 0;
     this.statements.clear();
     this.setups.clear();
     this.readOnly = false;

@@ -22,10 +22,15 @@ export class SQLiteDatabase {
   private ownCommits = 0;
   private ownGeneration = -1;
 
-  /** `path` is resolved on first use (":memory:" for a private in-memory database); `setup` runs once per open connection. */
+  /**
+   * `path` is resolved on first use (":memory:" for a private in-memory database); `setup` runs once per
+   * open connection. `backgroundCheckpoints`: the file's log is checkpointed on a worker thread (for
+   * stores that write at every step of a run; see walCheckpointer).
+   */
   constructor(
     private readonly path: () => string,
     private readonly setup: readonly string[],
+    private readonly options: { backgroundCheckpoints?: boolean } = {},
   ) {
     this.setupKey = setup.join(";\n");
   }
@@ -115,7 +120,9 @@ export class SQLiteDatabase {
   private available(connection: SQLiteConnection): boolean {
     if (!connection.db || connection.inTransaction) return false;
     this.guard(() => connection.ensureSetup(this.setupKey, this.setup));
+    if (this.options.backgroundCheckpoints) this.guard(() => connection.checkpointInBackground());
     connection.used = true;
+    connection.countUse();
     return true;
   }
 

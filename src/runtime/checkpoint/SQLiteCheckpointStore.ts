@@ -2,59 +2,59 @@ import { checkpointInfoFromRow, type CheckpointInfoRow } from "./checkpointInfoR
 import { SQLiteDatabase, type Prepare } from "../../storage/SQLiteDatabase.js";
 import { parseStoredJson } from "../../storage/StorageError.js";
 import type { UsageMetrics } from "../../llm/UsageMetrics.js";
-import { isFlowProgress, type Checkpoint, type CheckpointFilter, type CheckpointInfo, type CheckpointStore, type FlowJournalEntry } from "./types.js";
+import { encodeFlowDelta, FlowFold, type FlowHead } from "./flowDelta.js";
+import { journalLength } from "./flowSnapshot.js";
+import { isFlowProgress, type Checkpoint, type CheckpointFilter, type CheckpointInfo, type CheckpointStore } from "./types.js";
 
 /** The file name of the checkpoint database inside a checkpoint directory. */
 export const CHECKPOINTS_DB_FILE = "checkpoints.db";
 
-// A flow checkpoint is stored as what changed since the previous one of its lineage: the journal
-// entries appended (checkpoint_journal, shared by every checkpoint of the lineage) and the top-level
-// state keys whose JSON changed (checkpoint_state, a row per key version). A looping flow thus writes
-// one journal row and its changed keys per step, not the whole history again.
+// One row per checkpoint, written by one INSERT (its own commit: no BEGIN/COMMIT round trips). A flow
+// checkpoint's `delta` holds what changed since the previous checkpoint of its lineage (journal entries
+// appended, state keys whose JSON changed, keys removed; see flowDelta.ts), so a looping flow writes its
+// change per step, not the whole history again. A row with `inputs` is a base: it restates the run in
+// full (the lineage's first row, a write that does not continue the lineage's newest row, the oldest
+// row kept after a prune), and a load folds the rows from the nearest base on. Three b-trees per write
+// (the table, the id index, the lineage index): each commit appends about three pages to the WAL.
 const SETUP = [
-  `CREATE TABLE IF NOT EXISTS checkpoints (
-    id TEXT PRIMARY KEY, lineage TEXT NOT NULL, branch TEXT NOT NULL, parent_id TEXT, created_at TEXT NOT NULL,
-    event TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, seq INTEGER NOT NULL, journal_len INTEGER,
-    usage TEXT NOT NULL, body TEXT NOT NULL
+  `CREATE TABLE IF NOT EXISTS checkpoint_rows (
+    id TEXT NOT NULL, lineage TEXT NOT NULL, seq INTEGER NOT NULL, branch TEXT NOT NULL, parent_id TEXT,
+    created_at TEXT NOT NULL, event TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
+    usage TEXT NOT NULL, body TEXT NOT NULL, delta TEXT, inputs TEXT
   )`,
-  "CREATE INDEX IF NOT EXISTS idx_checkpoints_lineage ON checkpoints (lineage, seq)",
-  "CREATE TABLE IF NOT EXISTS checkpoint_lineages (lineage TEXT PRIMARY KEY, inputs TEXT NOT NULL)",
-  "CREATE TABLE IF NOT EXISTS checkpoint_journal (lineage TEXT NOT NULL, idx INTEGER NOT NULL, entry TEXT NOT NULL, PRIMARY KEY (lineage, idx))",
-  "CREATE TABLE IF NOT EXISTS checkpoint_state (lineage TEXT NOT NULL, key TEXT NOT NULL, seq INTEGER NOT NULL, value TEXT, PRIMARY KEY (lineage, key, seq))",
+  "CREATE UNIQUE INDEX IF NOT EXISTS idx_checkpoint_rows_id ON checkpoint_rows (id)",
+  "CREATE INDEX IF NOT EXISTS idx_checkpoint_rows_lineage ON checkpoint_rows (lineage, seq)",
 ];
-const COLUMNS = "id, lineage, branch, parent_id, created_at, event, kind, name, seq, journal_len, usage, body";
-const INSERT = `INSERT INTO checkpoints (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-const INSERT_LINEAGE = "INSERT OR IGNORE INTO checkpoint_lineages (lineage, inputs) VALUES (?, ?)";
-const INSERT_ENTRY = "INSERT OR REPLACE INTO checkpoint_journal (lineage, idx, entry) VALUES (?, ?, ?)";
-const INSERT_KEY = "INSERT OR REPLACE INTO checkpoint_state (lineage, key, seq, value) VALUES (?, ?, ?, ?)";
-const HEAD = "SELECT id, seq, journal_len FROM checkpoints WHERE lineage = ? ORDER BY seq DESC LIMIT 1";
-const ONE = `SELECT ${COLUMNS} FROM checkpoints WHERE id = ?`;
-const INPUTS = "SELECT inputs FROM checkpoint_lineages WHERE lineage = ?";
-const JOURNAL = "SELECT entry FROM checkpoint_journal WHERE lineage = ? AND idx < ? ORDER BY idx";
-const STATE_AT = `SELECT key, value FROM checkpoint_state s WHERE lineage = ?1 AND seq = (
-  SELECT MAX(seq) FROM checkpoint_state t WHERE t.lineage = ?1 AND t.key = s.key AND t.seq <= ?2)`;
-const LIST = "SELECT id, lineage, branch, parent_id, created_at, event, kind, name FROM checkpoints ORDER BY created_at, id";
-const KEPT_MIN = "SELECT MIN(seq) AS min FROM (SELECT seq FROM checkpoints WHERE lineage = ? ORDER BY seq DESC LIMIT ?)";
-const DROP_OLD = "DELETE FROM checkpoints WHERE lineage = ? AND seq < ?";
-// A key version is superseded when a newer one exists at or before the oldest checkpoint kept.
-const DROP_SUPERSEDED = `DELETE FROM checkpoint_state WHERE lineage = ?1 AND seq < ?2 AND EXISTS (
-  SELECT 1 FROM checkpoint_state t WHERE t.lineage = ?1 AND t.key = checkpoint_state.key AND t.seq > checkpoint_state.seq AND t.seq <= ?2)`;
-const DROP_LINEAGE = ["checkpoints", "checkpoint_lineages", "checkpoint_journal", "checkpoint_state"].map((t) => `DELETE FROM ${t} WHERE lineage = ?`);
+const INFO = "id, lineage, branch, parent_id, created_at, event, kind, name";
+const INSERT = `INSERT INTO checkpoint_rows (${INFO}, seq, usage, body, delta, inputs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const HEAD = "SELECT id, seq, delta IS NOT NULL AS flow FROM checkpoint_rows WHERE lineage = ? ORDER BY seq DESC LIMIT 1";
+const ONE = `SELECT ${INFO}, seq, usage, body, delta, inputs FROM checkpoint_rows WHERE id = ?`;
+const BASE = "SELECT seq, inputs FROM checkpoint_rows WHERE lineage = ? AND seq <= ? AND inputs IS NOT NULL ORDER BY seq DESC LIMIT 1";
+const DELTAS = "SELECT delta FROM checkpoint_rows WHERE lineage = ? AND seq >= ? AND seq <= ? ORDER BY seq";
+const LIST = `SELECT ${INFO} FROM checkpoint_rows ORDER BY created_at, id`;
+const KEPT_MIN = "SELECT MIN(seq) AS min FROM (SELECT seq FROM checkpoint_rows WHERE lineage = ? ORDER BY seq DESC LIMIT ?)";
+const AT = "SELECT delta IS NOT NULL AS flow, inputs IS NOT NULL AS based FROM checkpoint_rows WHERE lineage = ? AND seq = ?";
+// A crew or agent row keeps its delta NULL: only the inputs move into it.
+const REBASE = "UPDATE checkpoint_rows SET delta = coalesce(?, delta), inputs = ? WHERE lineage = ? AND seq = ?";
+const DROP_OLD = "DELETE FROM checkpoint_rows WHERE lineage = ? AND seq < ?";
+const DROP_LINEAGE = "DELETE FROM checkpoint_rows WHERE lineage = ?";
 
 interface Row extends CheckpointInfoRow {
   seq: number;
-  journal_len: number | null;
   usage: string;
   body: string;
+  delta: string | null;
+  inputs: string | null;
 }
 
 /** What this store last wrote of a lineage, so the next write of the same run stores only what changed. */
 interface LineageHead {
   id: string;
   seq: number;
-  journalLen: number;
-  /** JSON of each state key as last written. */
-  keys: Map<string, string>;
+  /** The flow's journal length and state keys as written; undefined for crew and agent checkpoints. */
+  flow: FlowHead | undefined;
+  /** The oldest seq the lineage is known to keep (prune skips its query while fewer rows exist). */
+  floor: number | undefined;
 }
 
 /** The default checkpoint store: one SQLite file (`checkpoints.db` in the location directory, or a `.db` path). */
@@ -64,7 +64,7 @@ export class SQLiteCheckpointStore implements CheckpointStore {
 
   /** `path`: the database file (":memory:" for a private in-memory one). */
   constructor(path: string) {
-    this.db = new SQLiteDatabase(() => path, SETUP);
+    this.db = new SQLiteDatabase(() => path, SETUP, { backgroundCheckpoints: true });
   }
 
   /** The database file. */
@@ -72,59 +72,55 @@ export class SQLiteCheckpointStore implements CheckpointStore {
     return this.db.file;
   }
 
-  /** Writes `cp` in one transaction; a flow checkpoint following the lineage's head stores only its changes. */
+  /** Writes `cp` as one row (one commit); a flow checkpoint continuing the lineage's head stores only its changes. */
   async save(cp: Checkpoint): Promise<string> {
-    const known = this.heads.get(cp.lineage);
-    const head = known ?? (await this.readHead(cp.lineage));
-    await this.db.transaction((prepare) => {
-      const next = this.write(prepare, cp, head);
-      this.heads.set(cp.lineage, next);
-    });
+    const head = this.heads.get(cp.lineage) ?? (await this.readHead(cp.lineage));
+    const next = await this.db.use((prepare) => this.write(prepare, cp, head));
+    this.heads.set(cp.lineage, next);
     return cp.id;
   }
 
   private write(prepare: Prepare, cp: Checkpoint, head: LineageHead | undefined): LineageHead {
     const seq = (head?.seq ?? 0) + 1;
-    // A run's inputs do not change: written with its lineage's first checkpoint only.
-    if (head === undefined) prepare(INSERT_LINEAGE).run(cp.lineage, JSON.stringify(cp.inputs));
     const progress = cp.progress;
-    let journalLen: number | null = null;
-    let keys = new Map<string, string>();
+    let delta: string | null = null;
+    let flow: FlowHead | undefined;
     let body: unknown = progress;
+    let base = head === undefined;
     if (isFlowProgress(progress)) {
-      // Changes only when this checkpoint continues the head of its lineage; anything else is written whole.
-      const follows = head !== undefined && head.id === cp.parentId && progress.journal.length >= head.journalLen;
-      const from = follows ? head.journalLen : 0;
-      const entry = prepare(INSERT_ENTRY);
-      for (let i = from; i < progress.journal.length; i++) entry.run(cp.lineage, i, JSON.stringify(progress.journal[i]));
-      journalLen = progress.journal.length;
-      const previous = follows ? head.keys : undefined;
-      const insertKey = prepare(INSERT_KEY);
-      for (const key of Object.keys(progress.state)) {
-        const json = JSON.stringify(progress.state[key]) ?? "null";
-        keys.set(key, json);
-        if (previous?.get(key) !== json) insertKey.run(cp.lineage, key, seq, json);
-      }
-      // A key gone since the head gets a tombstone (NULL), so loads of later checkpoints leave it out.
-      if (previous) for (const key of previous.keys()) if (!keys.has(key)) insertKey.run(cp.lineage, key, seq, null);
-      const { state: _state, journal: _journal, ...rest } = progress;
-      body = rest;
-    } else {
-      keys = new Map();
+      // Changes only when this checkpoint continues the head of its lineage; anything else is a base.
+      const previous = head?.flow;
+      const follows = previous !== undefined && head!.id === cp.parentId && journalLength(progress) >= previous.journalLen;
+      base = !follows;
+      const encoded = encodeFlowDelta(progress, follows ? previous : undefined);
+      delta = encoded.text;
+      flow = encoded.head;
+      body = { inFlight: progress.inFlight, waiting: progress.waiting };
     }
-    prepare(INSERT).run(cp.id, cp.lineage, cp.branch, cp.parentId ?? null, cp.createdAt, cp.event, cp.kind, cp.name, seq, journalLen, JSON.stringify(cp.usage), JSON.stringify(body));
-    return { id: cp.id, seq, journalLen: journalLen ?? 0, keys };
+    // A run's inputs do not change: written with the base rows only.
+    const inputs = base ? JSON.stringify(cp.inputs) : null;
+    prepare(INSERT).run(cp.id, cp.lineage, cp.branch, cp.parentId ?? null, cp.createdAt, cp.event, cp.kind, cp.name, seq, JSON.stringify(cp.usage), JSON.stringify(body), delta, inputs);
+    return { id: cp.id, seq, flow, floor: head === undefined ? seq : head.floor };
   }
 
   /** The newest checkpoint of `lineage` in the file (another process, or an earlier run, may have written it). */
   private async readHead(lineage: string): Promise<LineageHead | undefined> {
-    const row = await this.db.read((prepare) => prepare(HEAD).get(lineage) as { id: string; seq: number; journal_len: number | null } | undefined);
-    if (!row) return undefined;
-    if (row.journal_len === null) return { id: row.id, seq: row.seq, journalLen: 0, keys: new Map() };
-    const keys = new Map<string, string>();
-    const rows = (await this.db.read((prepare) => prepare(STATE_AT).all(lineage, row.seq) as { key: string; value: string | null }[])) ?? [];
-    for (const r of rows) if (r.value !== null) keys.set(r.key, r.value);
-    return { id: row.id, seq: row.seq, journalLen: row.journal_len, keys };
+    return this.db.read((prepare) => {
+      const row = prepare(HEAD).get(lineage) as { id: string; seq: number; flow: number } | undefined;
+      if (!row) return undefined;
+      const flow = row.flow ? this.fold(prepare, lineage, row.seq)?.fold.head() : undefined;
+      return { id: row.id, seq: row.seq, flow, floor: undefined };
+    });
+  }
+
+  /** The flow state and journal of `lineage` at `seq`, folded from the nearest base, and the inputs of that base. */
+  private fold(prepare: Prepare, lineage: string, seq: number): { fold: FlowFold; inputs: string | null } | undefined {
+    const base = prepare(BASE).get(lineage, seq) as { seq: number; inputs: string } | undefined;
+    if (!base) return undefined;
+    const fold = new FlowFold();
+    const parse = (text: string) => parseStoredJson(text, this.db.file, `Checkpoint lineage "${lineage}"`, FIX);
+    for (const r of prepare(DELTAS).all(lineage, base.seq, seq) as { delta: string | null }[]) if (r.delta !== null) fold.apply(r.delta, parse);
+    return { fold, inputs: base.inputs };
   }
 
   /** The checkpoint `id`, its flow state and journal put back together from the rows of its lineage. */
@@ -132,21 +128,19 @@ export class SQLiteCheckpointStore implements CheckpointStore {
     return this.db.read((prepare) => {
       const row = prepare(ONE).get(id) as Row | undefined;
       if (!row) return undefined;
-      const where = `Checkpoint "${id}"`;
-      const fix = "Delete the file to drop its checkpoints, or resume from another checkpoint.";
-      const parse = (text: string) => parseStoredJson(text, this.db.file, where, fix);
-      const inputsRow = prepare(INPUTS).get(row.lineage) as { inputs: string } | undefined;
-      const inputs = inputsRow ? (parse(inputsRow.inputs) as Record<string, unknown>) : {};
+      const parse = (text: string) => parseStoredJson(text, this.db.file, `Checkpoint "${id}"`, FIX);
       let progress = parse(row.body) as Checkpoint["progress"];
-      if (row.journal_len !== null) {
-        const journal = (prepare(JOURNAL).all(row.lineage, row.journal_len) as { entry: string }[]).map((r) => parse(r.entry) as FlowJournalEntry);
-        const state: Record<string, unknown> = {};
-        for (const r of prepare(STATE_AT).all(row.lineage, row.seq) as { key: string; value: string | null }[]) {
-          if (r.value !== null) state[r.key] = parse(r.value);
+      let inputs = row.inputs;
+      if (row.delta !== null) {
+        const folded = this.fold(prepare, row.lineage, row.seq);
+        if (folded) {
+          inputs = folded.inputs;
+          progress = { state: folded.fold.state, journal: folded.fold.journal, ...progress };
         }
-        progress = { ...(progress), state, journal };
+      } else if (inputs === null) {
+        inputs = (prepare(BASE).get(row.lineage, row.seq) as { inputs: string } | undefined)?.inputs ?? null;
       }
-      return { ...checkpointInfoFromRow(row), inputs, progress, usage: parse(row.usage) as UsageMetrics };
+      return { ...checkpointInfoFromRow(row), inputs: inputs === null ? {} : (parse(inputs) as Record<string, unknown>), progress, usage: parse(row.usage) as UsageMetrics };
     });
   }
 
@@ -156,19 +150,32 @@ export class SQLiteCheckpointStore implements CheckpointStore {
     return rows.map(checkpointInfoFromRow).filter((cp) => matches(cp, filter));
   }
 
-  /** Deletes all but the newest `keep` checkpoints of `lineage`, and the state rows only they needed. */
+  /**
+   * Deletes all but the newest `keep` checkpoints of `lineage`; the oldest one kept becomes a base (the
+   * state and journal folded into it), so the rows before it go. Costs no query while the lineage is
+   * known to hold no more than `keep` rows.
+   */
   async prune(lineage: string, keep: number): Promise<void> {
+    const head = this.heads.get(lineage);
+    if (keep > 0 && head?.floor !== undefined && head.seq - head.floor < keep) return;
     if (!(await this.db.canRead())) return;
     await this.db.transaction((prepare) => {
       if (keep <= 0) {
-        for (const sql of DROP_LINEAGE) prepare(sql).run(lineage);
+        prepare(DROP_LINEAGE).run(lineage);
         this.heads.delete(lineage);
         return;
       }
       const min = (prepare(KEPT_MIN).get(lineage, keep) as { min: number | null } | undefined)?.min;
       if (min === null || min === undefined) return;
+      const oldest = prepare(AT).get(lineage, min) as { flow: number; based: number };
+      if (!oldest.based) {
+        const folded = this.fold(prepare, lineage, min);
+        const inputs = folded ? folded.inputs : (prepare(BASE).get(lineage, min) as { inputs: string } | undefined)?.inputs;
+        prepare(REBASE).run(oldest.flow && folded ? folded.fold.baseText() : null, inputs ?? "{}", lineage, min);
+      }
       prepare(DROP_OLD).run(lineage, min);
-      prepare(DROP_SUPERSEDED).run(lineage, min);
+      const now = this.heads.get(lineage);
+      if (now) now.floor = min;
     });
   }
 
@@ -178,6 +185,7 @@ export class SQLiteCheckpointStore implements CheckpointStore {
   }
 }
 
+const FIX = "Delete the file to drop its checkpoints, or resume from another checkpoint.";
 
 /** Whether `cp` passes every field of `filter`. */
 export function matches(cp: CheckpointInfo, filter: CheckpointFilter): boolean {

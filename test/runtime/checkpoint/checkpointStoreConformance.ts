@@ -155,6 +155,22 @@ export function describeCheckpointStore(name: string, factory: () => CheckpointS
       expect(await store.list({ lineage: "P" })).toEqual([]);
     });
 
+    it("prunes a crew lineage, and the checkpoints kept still load with the run's inputs", async () => {
+      const saved: Checkpoint[] = [];
+      for (let n = 1; n <= 4; n++) {
+        const cp = crewCheckpoint("C", n, saved.at(-1)?.id);
+        await store.save(cp);
+        saved.push(cp);
+      }
+      await store.prune("C", 2);
+      expect((await store.list({ lineage: "C" })).map((x) => x.id)).toEqual([saved[2]!.id, saved[3]!.id]);
+      expect(await store.load(saved[2]!.id)).toEqual(saved[2]);
+      expect(await store.load(saved[3]!.id)).toEqual(saved[3]);
+      const next = crewCheckpoint("C", 5, saved[3]!.id);
+      await store.save(next);
+      expect(await store.load(next.id)).toEqual(next);
+    });
+
     it("prunes nothing from an empty store", async () => {
       await store.prune("nothing", 3);
       expect(await store.list()).toEqual([]);
