@@ -33,9 +33,10 @@ function itemText(i: number): string {
 
 /** Fills each memory with STORED_ITEMS items and waits until they are written. */
 export async function populate(short: ShortTermMemory, long: LongTermMemory, entity: EntityMemory): Promise<void> {
+  // Each item carries its run's id, as a crew's kickoff saves it; startRun() is not used, because it would scope the
+  // memory to the last earlier run for good and every measured kickoff would then save to and search that run.
   for (let run = 0; run < EARLIER_RUNS; run++) {
-    short.startRun(`earlier-run-${run}`);
-    for (let i = run; i < STORED_ITEMS; i += EARLIER_RUNS) void short.save(itemText(i), { agent: "Analyst", taskId: `task-${i % TASKS}` });
+    for (let i = run; i < STORED_ITEMS; i += EARLIER_RUNS) void short.save(itemText(i), { agent: "Analyst", taskId: `task-${i % TASKS}`, runId: `earlier-run-${run}` });
     await short.flush();
   }
   for (let i = 0; i < STORED_ITEMS; i++) {

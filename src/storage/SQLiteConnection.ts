@@ -45,6 +45,10 @@ export class SQLiteConnection {
   generation = 0;
   /** Transactions committed on this connection since it was opened. */
   commits = 0;
+  /** Transactions rolled back on this connection since it was opened. */
+  rollbacks = 0;
+  /** Values derived from the file's content and kept with the open connection (see SQLiteDatabase.derived); dropped on close. */
+  readonly derived = new Map<string, unknown>();
   // The file opened (device and inode), to notice when it was deleted or replaced since.
   private opened: { dev: number; ino: number } | undefined;
   private running: Promise<void> | undefined;
@@ -80,6 +84,7 @@ export class SQLiteConnection {
     this.readOnly = opened.readOnly;
     this.opened = fileIdentity(this.path);
     this.commits = 0;
+    this.rollbacks = 0;
     this.generation++;
     this.onOpen();
     return true;
@@ -123,6 +128,7 @@ export class SQLiteConnection {
       this.commits++;
       return result;
     } catch (error) {
+      this.rollbacks++;
       try {
         if (this.db?.inTransaction) this.prepare("ROLLBACK").run();
       } catch {
@@ -152,6 +158,7 @@ export class SQLiteConnection {
     this.db = undefined;
     this.statements.clear();
     this.setups.clear();
+    this.derived.clear();
     this.readOnly = false;
     db?.close();
   }

@@ -1,0 +1,169 @@
+import type { Prepare, SQLiteDatabase } from "../../storage/SQLiteDatabase.js";
+import { bm25Idf, bm25Term, ftsStats, ftsTokens, type Bm25Stats } from "./bm25.js";
+
+/**
+ * Most tokens an FTS5 index may hold to be mirrored in process (about 20,000 memory items of 30 words):
+ * the mirror costs about 10 bytes a token, and larger indexes (knowledge bases) are ranked by FTS5.
+ */
+export const MAX_MIRRORED_TOKENS = 600_000;
+
+/** One word's documents, in parallel arrays: rowid, occurrences, and the document's length in tokens. */
+interface Postings {
+  term: string;
+  rowids: number[];
+  counts: number[];
+  lengths: number[];
+}
+
+/** A ranked match: rank as FTS5's bm25() gives it (negative, lower is better). */
+export interface MirrorMatch {
+  rowid: number;
+  rank: number;
+}
+
+/**
+ * An in-process copy of a one-column FTS5 index: each word's documents with their word counts and
+ * lengths. FTS5 spends most of a ranked query on reading each match's size and positions, so a query
+ * whose words are in thousands of rows costs milliseconds; the mirror scores the same rows with the
+ * same bm25 formula and statistics (ftsStats: the index's own row and token counts) in a fraction of it.
+ *
+ * One mirror per file and FTS table, shared by every handle on the connection (SQLiteDatabase.derived).
+ * Writers apply their changes in the transaction that makes them (tracking()); any other change (another
+ * process, a handle that does not track, a rollback) makes it stale, and it is read again on next use.
+ * It is used only while its row and token counts equal the index's, so text FTS5 tokenizes otherwise
+ * than ftsTokens never gives other scores: the query goes to FTS5.
+ */
+export class FtsMirror {
+  private readonly postings = new Map<string, Postings>();
+  private readonly documents = new Map<number, { length: number; terms: Postings[] }>();
+  private tokens = 0;
+  // The connection's write state and data_version the mirror is current at; undefined when stale.
+  private syncedAt: string | undefined;
+
+  private constructor(
+    private readonly db: SQLiteDatabase,
+    private readonly fts: string,
+    private readonly column: string,
+  ) {}
+
+  /** The mirror of `fts` (content in `column`) on the file of `db`. */
+  static of(db: SQLiteDatabase, fts: string, column: string): FtsMirror {
+    return db.derived(`fts-mirror:${fts}`, () => new FtsMirror(db, fts, column));
+  }
+
+  /**
+   * Inside db.use(): the mirror, read again first when stale, with the index's statistics; undefined when
+   * the index holds more than MAX_MIRRORED_TOKENS or the mirror's counts differ from FTS5's.
+   */
+  current(prepare: Prepare): { mirror: FtsMirror; stats: Bm25Stats } | undefined {
+    const stats = ftsStats(prepare, this.fts);
+    if ((stats.tokens ?? 0) > MAX_MIRRORED_TOKENS) {
+      this.clear();
+      this.syncedAt = undefined;
+      return undefined;
+    }
+    const at = this.stateNow(prepare, false);
+    if (this.syncedAt !== at) {
+      this.clear();
+      for (const row of prepare(`SELECT rowid, ${this.column} AS content FROM ${this.fts}`).iterate() as Iterable<{ rowid: number; content: string | null }>) {
+        this.add(row.rowid, row.content ?? "");
+      }
+      this.syncedAt = at;
+    }
+    return this.documents.size === stats.rows && this.tokens === stats.tokens ? { mirror: this, stats } : undefined;
+  }
+
+  /**
+   * Inside a transaction's synchronous body, before its writes: the mirror to apply them to (add, remove,
+   * clear), current once the transaction commits; undefined when it is stale anyway (nothing to track).
+   */
+  tracking(prepare: Prepare): FtsMirror | undefined {
+    if (this.syncedAt === undefined || this.syncedAt !== this.stateNow(prepare, false)) return undefined;
+    this.syncedAt = this.stateNow(prepare, true);
+    return this;
+  }
+
+  /** Adds (or replaces) the row `rowid` with `content`. */
+  add(rowid: number, content: string): void {
+    this.remove(rowid);
+    const tokens = ftsTokens(content);
+    const counts = new Map<string, number>();
+    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    const terms: Postings[] = [];
+    for (const [term, count] of counts) {
+      let postings = this.postings.get(term);
+      if (!postings) {
+        postings = { term, rowids: [], counts: [], lengths: [] };
+        this.postings.set(term, postings);
+      }
+      postings.rowids.push(rowid);
+      postings.counts.push(count);
+      postings.lengths.push(tokens.length);
+      terms.push(postings);
+    }
+    this.documents.set(rowid, { length: tokens.length, terms });
+    this.tokens += tokens.length;
+  }
+
+  /** Removes the row `rowid`, if mirrored. */
+  remove(rowid: number): void {
+    const document = this.documents.get(rowid);
+    if (!document) return;
+    for (const postings of document.terms) {
+      const at = postings.rowids.lastIndexOf(rowid);
+      if (at < 0) continue;
+      postings.rowids.splice(at, 1);
+      postings.counts.splice(at, 1);
+      postings.lengths.splice(at, 1);
+      if (postings.rowids.length === 0) this.postings.delete(postings.term);
+    }
+    this.documents.delete(rowid);
+    this.tokens -= document.length;
+  }
+
+  /** Removes every row. */
+  clear(): void {
+    this.postings.clear();
+    this.documents.clear();
+    this.tokens = 0;
+  }
+
+  /**
+   * The best `limit` rows holding any of `terms` (FTS5 tokens, in the query's order), best first, ranked
+   * as FTS5's bm25() ranks them (equal ranks by rowid); `matches` counts every row holding one.
+   */
+  rank(terms: readonly string[], stats: Bm25Stats, limit: number): { best: MirrorMatch[]; matches: number } {
+    const scores = new Map<number, number>();
+    if (limit <= 0) return { best: [], matches: 0 };
+    // Terms add up in the query's order, as FTS5 sums its phrases, so the sums round alike.
+    for (const term of terms) {
+      const postings = this.postings.get(term);
+      if (!postings) continue;
+      const idf = bm25Idf(stats.rows, postings.rowids.length);
+      const { rowids, counts, lengths } = postings;
+      for (let i = 0; i < rowids.length; i++) {
+        const rowid = rowids[i] as number;
+        scores.set(rowid, (scores.get(rowid) ?? 0) + bm25Term(idf, counts[i] as number, lengths[i] as number, stats.averageLength));
+      }
+    }
+    // The best `limit`, kept sorted (worst last): most matches score below the worst kept and cost one comparison.
+    const best: MirrorMatch[] = [];
+    for (const [rowid, score] of scores) {
+      const rank = -score;
+      if (best.length === limit) {
+        const worst = best[limit - 1] as MirrorMatch;
+        if (rank > worst.rank || (rank === worst.rank && rowid > worst.rowid)) continue;
+        best.pop();
+      }
+      let at = best.length;
+      while (at > 0 && ((best[at - 1] as MirrorMatch).rank > rank || ((best[at - 1] as MirrorMatch).rank === rank && (best[at - 1] as MirrorMatch).rowid > rowid))) at--;
+      best.splice(at, 0, { rowid, rank });
+    }
+    return { best, matches: scores.size };
+  }
+
+  private stateNow(prepare: Prepare, afterCommit: boolean): string {
+    const version = (prepare("PRAGMA data_version").get() as { data_version: number } | undefined)?.data_version;
+    return `${this.db.writeState(afterCommit)}|${version}`;
+  }
+}
