@@ -191,9 +191,10 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
     const rank = (prepare: Prepare, match: string): Row[] => {
       // Without a filter the in-process mirror of the index ranks the matches (same scores, no FTS5 reads per match).
       const current = filter.sql === "" ? FtsMirror.of(this.db, "long_term_fts", "task_description").current(prepare) : undefined;
-      if (!current) return prepare(sql).all(match, ...filter.params, options.limit) as Row[];
+      const ranked = current?.mirror.rank(matchTerms(match), current.stats, options.limit);
+      if (!ranked) return prepare(sql).all(match, ...filter.params, options.limit) as Row[];
       const read = prepare(`SELECT ${columns} FROM long_term_memories m WHERE m.rowid = ?`);
-      return current.mirror.rank(matchTerms(match), current.stats, options.limit).best.flatMap(({ rowid, rank }) => {
+      return ranked.best.flatMap(({ rowid, rank }) => {
         const row = read.get(rowid) as Omit<Row, "rank"> | undefined;
         return row ? [{ ...row, rank }] : [];
       });

@@ -262,9 +262,9 @@ export class SQLiteSearchStore implements SearchStore {
     return this.db.use((prepare) => {
       // The index's in-process mirror ranks the same matches with the same scores, without FTS5's reads per match.
       const current = FtsMirror.of(this.db, "documents_fts", "content").current(prepare);
-      const ranked = current
-        ? current.mirror.rank(matchTerms(match), current.stats, k).best
-        : (prepare("SELECT rowid, bm25(documents_fts) AS rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?").all(match, k) as { rowid: number; rank: number }[]);
+      const ranked =
+        current?.mirror.rank(matchTerms(match), current.stats, k)?.best ??
+        (prepare("SELECT rowid, bm25(documents_fts) AS rank FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ?").all(match, k) as { rowid: number; rank: number }[]);
       const lookup = prepare(`SELECT d.rowid, d.id, d.content, d.metadata FROM documents d WHERE d.rowid = ? AND d.collection = ?${filter.sql}`);
       const rows: (Row & { rank: number })[] = [];
       for (const { rowid, rank } of ranked) {

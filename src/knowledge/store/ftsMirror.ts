@@ -7,6 +7,30 @@ import { bm25Idf, bm25Term, ftsStats, ftsTokens, type Bm25Stats } from "./bm25.j
  */
 export const MAX_MIRRORED_TOKENS = 600_000;
 
+const ASCII_TEXT = /^\p{ASCII}*$/u;
+// Runs of characters other than ASCII separators: each is one token for FTS5 and ftsTokens when it is plain ASCII.
+const CHUNKS = /(?:[A-Za-z0-9]|\P{ASCII})+/gu;
+const ASCII_WORDS = /[a-z0-9]+/g;
+
+/**
+ * The words of `text` whose count ftsTokens may get wrong: FTS5's tokenizer and ftsTokens agree on ASCII
+ * text, but around other characters they may not (FTS5 keeps some diacritics, joins some symbols into
+ * words). Every word made from a run that holds a non-ASCII character is one, however it is split or folded.
+ */
+export function uncertainTerms(text: string): string[] {
+  if (ASCII_TEXT.test(text)) return [];
+  const terms: string[] = [];
+  for (const chunk of text.match(CHUNKS) ?? []) {
+    if (ASCII_TEXT.test(chunk)) continue;
+    // FTS5 may split the run at any of its non-ASCII characters or keep them, folded to ASCII or not.
+    for (const form of [chunk.toLowerCase(), chunk.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase()]) {
+      terms.push(...(form.match(ASCII_WORDS) ?? []), ...(form.replace(/\P{ASCII}/gu, "").match(ASCII_WORDS) ?? []));
+    }
+    terms.push(...ftsTokens(chunk));
+  }
+  return terms;
+}
+
 /** One word's documents, in parallel arrays: rowid, occurrences, and the document's length in tokens. */
 interface Postings {
   term: string;
@@ -36,7 +60,11 @@ export interface MirrorMatch {
 export class FtsMirror {
   private readonly postings = new Map<string, Postings>();
   private readonly documents = new Map<number, { length: number; terms: Postings[] }>();
+  // Words whose counts may differ from FTS5's (uncertainTerms); kept until the mirror is read again.
+  private readonly uncertain = new Set<string>();
   private tokens = 0;
+  /** Times the mirror was read from the file (diagnostics: writes of this process are applied, not read again). */
+  loads = 0;
   // The connection's write state and data_version the mirror is current at; undefined when stale.
   private syncedAt: string | undefined;
 
@@ -69,6 +97,7 @@ export class FtsMirror {
         this.add(row.rowid, row.content ?? "");
       }
       this.syncedAt = at;
+      this.loads++;
     }
     return this.documents.size === stats.rows && this.tokens === stats.tokens ? { mirror: this, stats } : undefined;
   }
@@ -101,6 +130,7 @@ export class FtsMirror {
       postings.lengths.push(tokens.length);
       terms.push(postings);
     }
+    for (const term of uncertainTerms(content)) this.uncertain.add(term);
     this.documents.set(rowid, { length: tokens.length, terms });
     this.tokens += tokens.length;
   }
@@ -125,14 +155,17 @@ export class FtsMirror {
   clear(): void {
     this.postings.clear();
     this.documents.clear();
+    this.uncertain.clear();
     this.tokens = 0;
   }
 
   /**
    * The best `limit` rows holding any of `terms` (FTS5 tokens, in the query's order), best first, ranked
-   * as FTS5's bm25() ranks them (equal ranks by rowid); `matches` counts every row holding one.
+   * as FTS5's bm25() ranks them (equal ranks by rowid); `matches` counts every row holding one. Undefined
+   * when a term is not plain ASCII or may be counted otherwise than by FTS5 (uncertainTerms): FTS5 ranks then.
    */
-  rank(terms: readonly string[], stats: Bm25Stats, limit: number): { best: MirrorMatch[]; matches: number } {
+  rank(terms: readonly string[], stats: Bm25Stats, limit: number): { best: MirrorMatch[]; matches: number } | undefined {
+    if (terms.some((term) => !ASCII_TEXT.test(term) || this.uncertain.has(term))) return undefined;
     const scores = new Map<number, number>();
     if (limit <= 0) return { best: [], matches: 0 };
     // Terms add up in the query's order, as FTS5 sums its phrases, so the sums round alike.
