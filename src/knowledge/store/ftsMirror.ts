@@ -63,6 +63,11 @@ export class FtsMirror {
   // Words whose counts may differ from FTS5's (uncertainTerms); kept until the mirror is read again.
   private readonly uncertain = new Set<string>();
   private tokens = 0;
+  // The largest rowid mirrored: rank() scores into arrays indexed by rowid (rowids of FTS5 rows are dense).
+  private maxRowid = 0;
+  private scores = new Float64Array(0);
+  private stamps = new Uint32Array(0);
+  private stamp = 0;
   /** Times the mirror was read from the file (diagnostics: writes of this process are applied, not read again). */
   loads = 0;
   // The connection's write state and data_version the mirror is current at; undefined when stale.
@@ -99,7 +104,9 @@ export class FtsMirror {
       this.syncedAt = at;
       this.loads++;
     }
-    return this.documents.size === stats.rows && this.tokens === stats.tokens ? { mirror: this, stats } : undefined;
+    // Rowids far above the row count (rows inserted with chosen rowids) would make rank()'s arrays large.
+    const dense = this.maxRowid <= 16 * stats.rows + 65_536;
+    return dense && this.documents.size === stats.rows && this.tokens === stats.tokens ? { mirror: this, stats } : undefined;
   }
 
   /**
@@ -132,6 +139,7 @@ export class FtsMirror {
     }
     for (const term of uncertainTerms(content)) this.uncertain.add(term);
     this.documents.set(rowid, { length: tokens.length, terms });
+    if (rowid > this.maxRowid) this.maxRowid = rowid;
     this.tokens += tokens.length;
   }
 
@@ -156,6 +164,7 @@ export class FtsMirror {
     this.postings.clear();
     this.documents.clear();
     this.uncertain.clear();
+    this.maxRowid = 0;
     this.tokens = 0;
   }
 
@@ -166,8 +175,19 @@ export class FtsMirror {
    */
   rank(terms: readonly string[], stats: Bm25Stats, limit: number): { best: MirrorMatch[]; matches: number } | undefined {
     if (terms.some((term) => !ASCII_TEXT.test(term) || this.uncertain.has(term))) return undefined;
-    const scores = new Map<number, number>();
     if (limit <= 0) return { best: [], matches: 0 };
+    // Scores by rowid in arrays kept between queries; a row's stamp says whether this query has scored it yet.
+    if (this.scores.length <= this.maxRowid) {
+      this.scores = new Float64Array(this.maxRowid + 1024);
+      this.stamps = new Uint32Array(this.maxRowid + 1024);
+    }
+    const { scores, stamps } = this;
+    if (this.stamp === 0xffffffff) {
+      stamps.fill(0);
+      this.stamp = 0;
+    }
+    const stamp = ++this.stamp;
+    const touched: number[] = [];
     // Terms add up in the query's order, as FTS5 sums its phrases, so the sums round alike.
     for (const term of terms) {
       const postings = this.postings.get(term);
@@ -176,13 +196,19 @@ export class FtsMirror {
       const { rowids, counts, lengths } = postings;
       for (let i = 0; i < rowids.length; i++) {
         const rowid = rowids[i] as number;
-        scores.set(rowid, (scores.get(rowid) ?? 0) + bm25Term(idf, counts[i] as number, lengths[i] as number, stats.averageLength));
+        const part = bm25Term(idf, counts[i] as number, lengths[i] as number, stats.averageLength);
+        if (stamps[rowid] === stamp) scores[rowid] = (scores[rowid] as number) + part;
+        else {
+          stamps[rowid] = stamp;
+          scores[rowid] = part;
+          touched.push(rowid);
+        }
       }
     }
     // The best `limit`, kept sorted (worst last): most matches score below the worst kept and cost one comparison.
     const best: MirrorMatch[] = [];
-    for (const [rowid, score] of scores) {
-      const rank = -score;
+    for (const rowid of touched) {
+      const rank = -(scores[rowid] as number);
       if (best.length === limit) {
         const worst = best[limit - 1] as MirrorMatch;
         if (rank > worst.rank || (rank === worst.rank && rowid > worst.rowid)) continue;
@@ -192,7 +218,7 @@ export class FtsMirror {
       while (at > 0 && ((best[at - 1] as MirrorMatch).rank > rank || ((best[at - 1] as MirrorMatch).rank === rank && (best[at - 1] as MirrorMatch).rowid > rowid))) at--;
       best.splice(at, 0, { rowid, rank });
     }
-    return { best, matches: scores.size };
+    return { best, matches: touched.length };
   }
 
   private stateNow(prepare: Prepare, afterCommit: boolean): string {
