@@ -54,14 +54,16 @@ export async function populate(short: ShortTermMemory, long: LongTermMemory, ent
   await entity.flush();
 }
 
-/** The model: a final answer to a task, an evaluation (quality, one suggestion, one entity) to a review request. */
+/** The model: a final answer naming the task, an evaluation (quality, one suggestion, one entity) to a review request. */
 export function memoryBenchLLM(): FakeLLM {
   return new FakeLLM(
     (messages) => {
       if (messages[0]?.content.includes(EVALUATION_SYSTEM)) {
         return '{"quality": 8, "suggestions": ["Name the company in the first sentence"], "entities": [{"name": "Acme", "type": "organization", "description": "A customer", "relationships": []}]}';
       }
-      return "Thought: I have it\nFinal Answer: Acme's pricing risks are summarised in three points.";
+      // The answer names its task, as a real one would, so later tasks of the kickoff find it in short-term memory.
+      const task = messages.map((m) => /Task \d+: [^\n]*/.exec(m.content)?.[0]).find((found) => found !== undefined) ?? "the task";
+      return `Thought: I have it\nFinal Answer: Three points on ${task}; Acme's pricing risks come first.`;
     },
     { usage: { promptTokens: 10, completionTokens: 5 } },
   );

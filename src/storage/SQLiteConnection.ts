@@ -47,7 +47,10 @@ export class SQLiteConnection {
   commits = 0;
   /** Transactions rolled back on this connection since it was opened. */
   rollbacks = 0;
-  /** Values derived from the file's content and kept with the open connection (see SQLiteDatabase.derived); dropped on close. */
+  /**
+   * Values derived from the file's content (see SQLiteDatabase.derived), kept while stores share the file,
+   * across closes: each checks it is still current when used, and may note its state before a close (beforeClose).
+   */
   readonly derived = new Map<string, unknown>();
   // The file opened (device and inode), to notice when it was deleted or replaced since.
   private opened: { dev: number; ino: number } | undefined;
@@ -154,11 +157,19 @@ export class SQLiteConnection {
 
   /** Closes the file now; the next use opens it again. */
   close(): void {
+    if (this.db) {
+      for (const value of this.derived.values()) {
+        try {
+          (value as { beforeClose?: (prepare: Prepare) => void }).beforeClose?.(this.prepare);
+        } catch {
+          // A value that cannot note its state is read again on next use.
+        }
+      }
+    }
     const db = this.db;
     this.db = undefined;
     this.statements.clear();
     this.setups.clear();
-    this.derived.clear();
     this.readOnly = false;
     db?.close();
   }

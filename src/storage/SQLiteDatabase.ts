@@ -96,8 +96,9 @@ export class SQLiteDatabase {
   }
 
   /**
-   * A value derived from the file's content (an in-process index), kept with the open connection and
-   * shared by every handle on the file: made by `make` on first use, dropped when the connection closes.
+   * A value derived from the file's content (an in-process index), shared by every handle on the file and
+   * kept while they share it (across idle closes): made by `make` on first use. It checks itself whether
+   * it is current (writeState), and may define beforeClose(prepare) to note its state before a close.
    */
   derived<T>(key: string, make: () => T): T {
     const connection = this.share();

@@ -7,6 +7,7 @@ import { ftsTokens } from "../../src/knowledge/store/bm25.js";
 import { FtsMirror, MAX_MIRRORED_TOKENS, uncertainTerms } from "../../src/knowledge/store/ftsMirror.js";
 import { SQLiteSearchStore } from "../../src/knowledge/store/SQLiteSearchStore.js";
 import { LongTermMemory } from "../../src/memory/LongTermMemory.js";
+import { sweepIdleConnections } from "../../src/storage/connectionPool.js";
 import { SQLiteDatabase } from "../../src/storage/SQLiteDatabase.js";
 
 let root: string;
@@ -116,6 +117,37 @@ describe("FtsMirror", () => {
     expect(found[0]?.id).toBe("outside");
     await expectSameAsFts5(store, file, "billing");
     expect(mirror.loads).toBe(loads + 1);
+    await handle.close();
+    await store.close();
+  });
+
+  it("is kept when the idle file is closed and opened again, unless the index changed meanwhile", async () => {
+    const file = join(root, "idle.db");
+    const store = new SQLiteSearchStore({ path: file, collection: "c" });
+    await store.upsert(texts(200).map((content, i) => ({ id: `d${i}`, content })));
+    await expectSameAsFts5(store, file, "security");
+    const { mirror, handle } = await mirrorOf(file);
+    const closeIdle = () => {
+      sweepIdleConnections();
+      return sweepIdleConnections();
+    };
+    expect(closeIdle()).toBeGreaterThan(0);
+    // Written after the last search, before the close: the mirror noted the index as it was then.
+    await store.upsert([{ id: "after", content: "security security review" }]);
+    expect(closeIdle()).toBeGreaterThan(0);
+    await expectSameAsFts5(store, file, "security");
+    await store.upsert([{ id: "tracked", content: "security after reopening" }]);
+    await expectSameAsFts5(store, file, "security");
+    expect(mirror.loads).toBe(1);
+
+    expect(closeIdle()).toBeGreaterThan(0);
+    const other = new Database(file);
+    const { lastInsertRowid } = other.prepare("INSERT INTO documents (collection, id, content, metadata, content_hash) VALUES ('c', 'outside', 'security security security', '{}', 'x')").run();
+    other.prepare("INSERT INTO documents_fts (rowid, content) VALUES (?, 'security security security')").run(lastInsertRowid);
+    other.close();
+    expect((await store.search("security", { limit: 1 }))[0]?.id).toBe("outside");
+    await expectSameAsFts5(store, file, "security");
+    expect(mirror.loads).toBe(2);
     await handle.close();
     await store.close();
   });

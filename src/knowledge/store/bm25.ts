@@ -17,8 +17,9 @@ export interface Bm25Stats {
  * characters, case-folded, with diacritics removed.
  */
 export function ftsTokens(text: string): string[] {
-  // Plain ASCII (most text) has no diacritics to remove: skip the costly normalization.
-  const folded = ASCII.test(text) ? text.toLowerCase() : text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+  // Plain ASCII (most text) has no diacritics to remove, and its only letters and digits are [a-z0-9] once lower-cased.
+  if (ASCII.test(text)) return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  const folded = text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
   return folded.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
 }
 

@@ -72,6 +72,10 @@ export class FtsMirror {
   loads = 0;
   // The connection's write state and data_version the mirror is current at; undefined when stale.
   private syncedAt: string | undefined;
+  // The index's structure record (its segments and write counter: it changes with every write to the index)
+  // and statistics when the mirror was last known current: after the file was closed and opened again, or
+  // another connection wrote other tables, the mirror is still current when they are the same.
+  private noted: string | undefined;
 
   private constructor(
     private readonly db: SQLiteDatabase,
@@ -97,12 +101,16 @@ export class FtsMirror {
     }
     const at = this.stateNow(prepare, false);
     if (this.syncedAt !== at) {
-      this.clear();
-      for (const row of prepare(`SELECT rowid, ${this.column} AS content FROM ${this.fts}`).iterate() as Iterable<{ rowid: number; content: string | null }>) {
-        this.add(row.rowid, row.content ?? "");
+      const noted = this.noted !== undefined && this.noted === this.structure(prepare, stats);
+      if (!noted) {
+        this.clear();
+        for (const row of prepare(`SELECT rowid, ${this.column} AS content FROM ${this.fts}`).iterate() as Iterable<{ rowid: number; content: string | null }>) {
+          this.add(row.rowid, row.content ?? "");
+        }
+        this.loads++;
       }
       this.syncedAt = at;
-      this.loads++;
+      this.noted = undefined;
     }
     // Rowids far above the row count (rows inserted with chosen rowids) would make rank()'s arrays large.
     const dense = this.maxRowid <= 16 * stats.rows + 65_536;
@@ -114,9 +122,18 @@ export class FtsMirror {
    * clear), current once the transaction commits; undefined when it is stale anyway (nothing to track).
    */
   tracking(prepare: Prepare): FtsMirror | undefined {
-    if (this.syncedAt === undefined || this.syncedAt !== this.stateNow(prepare, false)) return undefined;
+    if (this.syncedAt === undefined || this.syncedAt !== this.stateNow(prepare, false)) {
+      // Current before the file was closed, and the index unchanged since: current again.
+      if (this.noted === undefined || this.noted !== this.structure(prepare, ftsStats(prepare, this.fts))) return undefined;
+      this.noted = undefined;
+    }
     this.syncedAt = this.stateNow(prepare, true);
     return this;
+  }
+
+  /** Called before the connection closes: notes the index's state when the mirror is current, so opening the file again keeps it. */
+  beforeClose(prepare: Prepare): void {
+    if (this.syncedAt !== undefined && this.syncedAt === this.stateNow(prepare, false)) this.noted = this.structure(prepare, ftsStats(prepare, this.fts));
   }
 
   /** Adds (or replaces) the row `rowid` with `content`. */
@@ -219,6 +236,12 @@ export class FtsMirror {
       best.splice(at, 0, { rowid, rank });
     }
     return { best, matches: touched.length };
+  }
+
+  private structure(prepare: Prepare, stats: Bm25Stats): string {
+    const row = prepare(`SELECT block FROM ${this.fts}_data WHERE id = 10`).get() as { block: Uint8Array | ArrayBuffer } | undefined;
+    const bytes = row ? Buffer.from(row.block instanceof Uint8Array ? row.block : new Uint8Array(row.block)).toString("hex") : "";
+    return `${bytes}|${stats.rows}|${stats.tokens}`;
   }
 
   private stateNow(prepare: Prepare, afterCommit: boolean): string {
