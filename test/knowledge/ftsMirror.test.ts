@@ -196,6 +196,22 @@ describe("FtsMirror", () => {
     await store.close();
   });
 
+  it("leaves to FTS5 an index with rowids far above its row count", async () => {
+    const file = join(root, "sparse.db");
+    const store = new SQLiteSearchStore({ path: file, collection: "c" });
+    await store.upsert(texts(50).map((content, i) => ({ id: `d${i}`, content })));
+    const other = new Database(file);
+    other.prepare("INSERT INTO documents (rowid, collection, id, content, metadata, content_hash) VALUES (?, 'c', 'far', 'risk risk risk', '{}', 'x')").run(2 ** 25);
+    other.prepare("INSERT INTO documents_fts (rowid, content) VALUES (?, 'risk risk risk')").run(2 ** 25);
+    other.close();
+    await expectSameAsFts5(store, file, "risk");
+    expect((await store.search("risk", { limit: 1 }))[0]?.id).toBe("far");
+    const { mirror, handle } = await mirrorOf(file);
+    expect(await handle.use((prepare) => mirror.current(prepare))).toBeUndefined();
+    await handle.close();
+    await store.close();
+  });
+
   it("uncertainTerms names every ASCII word whose count ftsTokens may get wrong", () => {
     const db = new Database(":memory:");
     try {

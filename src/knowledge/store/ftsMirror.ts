@@ -31,12 +31,14 @@ export function uncertainTerms(text: string): string[] {
   return terms;
 }
 
-/** One word's documents, in parallel arrays: rowid, occurrences, and the document's length in tokens. */
+// Largest rowid rank()'s arrays are made for (FTS5 rowids of our stores count up from 1).
+const MAX_DENSE_ROWID = 2 ** 24;
+
+/** One word's documents, in parallel arrays: rowid and occurrences. */
 interface Postings {
   term: string;
   rowids: number[];
   counts: number[];
-  lengths: number[];
 }
 
 /** A ranked match: rank as FTS5's bm25() gives it (negative, lower is better). */
@@ -59,12 +61,15 @@ export interface MirrorMatch {
  */
 export class FtsMirror {
   private readonly postings = new Map<string, Postings>();
-  private readonly documents = new Map<number, { length: number; terms: Postings[] }>();
+  private readonly documents = new Map<number, Postings[]>();
+  // Each mirrored row's length in tokens, by rowid.
+  private lengths = new Int32Array(0);
   // Words whose counts may differ from FTS5's (uncertainTerms); kept until the mirror is read again.
   private readonly uncertain = new Set<string>();
   private tokens = 0;
   // The largest rowid mirrored: rank() scores into arrays indexed by rowid (rowids of FTS5 rows are dense).
   private maxRowid = 0;
+  private sparse = false;
   private scores = new Float64Array(0);
   private stamps = new Uint32Array(0);
   private stamp = 0;
@@ -113,7 +118,7 @@ export class FtsMirror {
       this.noted = undefined;
     }
     // Rowids far above the row count (rows inserted with chosen rowids) would make rank()'s arrays large.
-    const dense = this.maxRowid <= 16 * stats.rows + 65_536;
+    const dense = !this.sparse && this.maxRowid <= 16 * stats.rows + 65_536;
     return dense && this.documents.size === stats.rows && this.tokens === stats.tokens ? { mirror: this, stats } : undefined;
   }
 
@@ -139,6 +144,11 @@ export class FtsMirror {
   /** Adds (or replaces) the row `rowid` with `content`. */
   add(rowid: number, content: string): void {
     this.remove(rowid);
+    if (rowid < 0 || rowid > MAX_DENSE_ROWID) {
+      // Arrays by rowid cannot hold it: the mirror is not used until it is read again without such rows.
+      this.sparse = true;
+      return;
+    }
     const tokens = ftsTokens(content);
     const counts = new Map<string, number>();
     for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
@@ -146,34 +156,38 @@ export class FtsMirror {
     for (const [term, count] of counts) {
       let postings = this.postings.get(term);
       if (!postings) {
-        postings = { term, rowids: [], counts: [], lengths: [] };
+        postings = { term, rowids: [], counts: [] };
         this.postings.set(term, postings);
       }
       postings.rowids.push(rowid);
       postings.counts.push(count);
-      postings.lengths.push(tokens.length);
       terms.push(postings);
     }
+    if (rowid >= this.lengths.length) {
+      const grown = new Int32Array(Math.max(rowid + 1, this.lengths.length * 2, 1024));
+      grown.set(this.lengths);
+      this.lengths = grown;
+    }
+    this.lengths[rowid] = tokens.length;
     for (const term of uncertainTerms(content)) this.uncertain.add(term);
-    this.documents.set(rowid, { length: tokens.length, terms });
+    this.documents.set(rowid, terms);
     if (rowid > this.maxRowid) this.maxRowid = rowid;
     this.tokens += tokens.length;
   }
 
   /** Removes the row `rowid`, if mirrored. */
   remove(rowid: number): void {
-    const document = this.documents.get(rowid);
-    if (!document) return;
-    for (const postings of document.terms) {
+    const terms = this.documents.get(rowid);
+    if (!terms) return;
+    for (const postings of terms) {
       const at = postings.rowids.lastIndexOf(rowid);
       if (at < 0) continue;
       postings.rowids.splice(at, 1);
       postings.counts.splice(at, 1);
-      postings.lengths.splice(at, 1);
       if (postings.rowids.length === 0) this.postings.delete(postings.term);
     }
     this.documents.delete(rowid);
-    this.tokens -= document.length;
+    this.tokens -= this.lengths[rowid] as number;
   }
 
   /** Removes every row. */
@@ -182,6 +196,7 @@ export class FtsMirror {
     this.documents.clear();
     this.uncertain.clear();
     this.maxRowid = 0;
+    this.sparse = false;
     this.tokens = 0;
   }
 
@@ -198,7 +213,7 @@ export class FtsMirror {
       this.scores = new Float64Array(this.maxRowid + 1024);
       this.stamps = new Uint32Array(this.maxRowid + 1024);
     }
-    const { scores, stamps } = this;
+    const { scores, stamps, lengths } = this;
     if (this.stamp === 0xffffffff) {
       stamps.fill(0);
       this.stamp = 0;
@@ -210,10 +225,10 @@ export class FtsMirror {
       const postings = this.postings.get(term);
       if (!postings) continue;
       const idf = bm25Idf(stats.rows, postings.rowids.length);
-      const { rowids, counts, lengths } = postings;
+      const { rowids, counts } = postings;
       for (let i = 0; i < rowids.length; i++) {
         const rowid = rowids[i] as number;
-        const part = bm25Term(idf, counts[i] as number, lengths[i] as number, stats.averageLength);
+        const part = bm25Term(idf, counts[i] as number, lengths[rowid] as number, stats.averageLength);
         if (stamps[rowid] === stamp) scores[rowid] = (scores[rowid] as number) + part;
         else {
           stamps[rowid] = stamp;
