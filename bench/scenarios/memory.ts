@@ -33,9 +33,10 @@ function itemText(i: number): string {
 
 /** Fills each memory with STORED_ITEMS items and waits until they are written. */
 export async function populate(short: ShortTermMemory, long: LongTermMemory, entity: EntityMemory): Promise<void> {
+  // Each item carries its run's id, as a crew's kickoff saves it; startRun() is not used, because it would scope the
+  // memory to the last earlier run for good and every measured kickoff would then save to and search that run.
   for (let run = 0; run < EARLIER_RUNS; run++) {
-    short.startRun(`earlier-run-${run}`);
-    for (let i = run; i < STORED_ITEMS; i += EARLIER_RUNS) void short.save(itemText(i), { agent: "Analyst", taskId: `task-${i % TASKS}` });
+    for (let i = run; i < STORED_ITEMS; i += EARLIER_RUNS) void short.save(itemText(i), { agent: "Analyst", taskId: `task-${i % TASKS}`, runId: `earlier-run-${run}` });
     await short.flush();
   }
   for (let i = 0; i < STORED_ITEMS; i++) {
@@ -53,14 +54,16 @@ export async function populate(short: ShortTermMemory, long: LongTermMemory, ent
   await entity.flush();
 }
 
-/** The model: a final answer to a task, an evaluation (quality, one suggestion, one entity) to a review request. */
+/** The model: a final answer naming the task, an evaluation (quality, one suggestion, one entity) to a review request. */
 export function memoryBenchLLM(): FakeLLM {
   return new FakeLLM(
     (messages) => {
       if (messages[0]?.content.includes(EVALUATION_SYSTEM)) {
         return '{"quality": 8, "suggestions": ["Name the company in the first sentence"], "entities": [{"name": "Acme", "type": "organization", "description": "A customer", "relationships": []}]}';
       }
-      return "Thought: I have it\nFinal Answer: Acme's pricing risks are summarised in three points.";
+      // The answer names its task, as a real one would, so later tasks of the kickoff find it in short-term memory.
+      const task = messages.map((m) => /Task \d+: [^\n]*/.exec(m.content)?.[0]).find((found) => found !== undefined) ?? "the task";
+      return `Thought: I have it\nFinal Answer: Three points on ${task}; Acme's pricing risks come first.`;
     },
     { usage: { promptTokens: 10, completionTokens: 5 } },
   );

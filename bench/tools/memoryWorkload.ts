@@ -1,7 +1,10 @@
 // The memory scenario's crew in a loop, to profile what memory adds per task:
 //   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/tools/memoryWorkload.ts [kickoffs=20] [off]
 // Memories are filled with 10,000 items each first (bench/scenarios/memory.ts); "off" runs the crew without memory.
-import { mkdtempSync, rmSync } from "node:fs";
+// With MEMORY_PROFILE=<file.cpuprofile>, only the measured kickoffs are profiled (not the filling):
+//   MEMORY_PROFILE=/tmp/memory.cpuprofile npx tsx bench/tools/memoryWorkload.ts 200
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EntityMemory } from "../../src/memory/EntityMemory.js";
@@ -22,6 +25,13 @@ await populate(memory.short, memory.long, memory.entity);
 console.log(`populated in ${(performance.now() - t0).toFixed(0)} ms`);
 const count = Number(countArg ?? 20);
 for (let i = 0; i < 3; i++) await crewOf(memoryBenchLLM(), off ? undefined : memory).kickoff();
+const profileFile = process.env.MEMORY_PROFILE;
+const session = profileFile ? new Session() : undefined;
+if (session) {
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+}
 t0 = performance.now();
 const cpu0 = process.cpuUsage();
 for (let i = 0; i < count; i++) await crewOf(memoryBenchLLM(), off ? undefined : memory).kickoff();
@@ -31,5 +41,10 @@ console.log(
   `${off ? "no memory" : "memory"}: ${((performance.now() - t0) / count / 10).toFixed(2)} ms per task (wall), ` +
     `${((cpu.user + cpu.system) / 1000 / count / 10).toFixed(2)} ms CPU per task, over ${count} kickoffs`,
 );
+if (session && profileFile) {
+  const { profile } = await session.post("Profiler.stop");
+  writeFileSync(profileFile, JSON.stringify(profile));
+  session.disconnect();
+}
 await Promise.all([memory.short.close(), memory.long.close(), memory.entity.close()]);
 rmSync(dir, { recursive: true, force: true });

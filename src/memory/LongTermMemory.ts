@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { matchTerms } from "../knowledge/store/bm25.js";
+import { FtsMirror } from "../knowledge/store/ftsMirror.js";
 import { FtsQueryPlanner, ftsVocabTable, rankWithPlan } from "../knowledge/store/ftsQueryTerms.js";
 import { resolveLLM } from "../llm/resolveLLM.js";
 import type { BaseLLM } from "../llm/types.js";
-import { SQLiteDatabase } from "../storage/SQLiteDatabase.js";
+import { SQLiteDatabase, type Prepare } from "../storage/SQLiteDatabase.js";
 import { storagePath } from "../storage/storageDir.js";
 import { parseStoredJson } from "../storage/StorageError.js";
 import { MemoryValueError } from "./errors.js";
@@ -157,6 +159,7 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
 
   protected async writeRecords(records: LongTermRecord[]): Promise<void> {
     await this.db.transaction((prepare) => {
+      const mirror = FtsMirror.of(this.db, "long_term_fts", "task_description").tracking(prepare);
       const insert = prepare(
         "INSERT INTO long_term_memories (id, task_description, agent_role, expected_output, quality, suggestions, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       );
@@ -166,6 +169,7 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
         const metadata = JSON.stringify({ ...r.metadata, agentRole: r.agentRole, quality: r.quality });
         const { lastInsertRowid } = insert.run(r.id, r.taskDescription, r.agentRole, r.expectedOutput, r.quality, JSON.stringify(r.suggestions), metadata, r.createdAt);
         fts.run(lastInsertRowid, r.taskDescription);
+        mirror?.add(Number(lastInsertRowid), r.taskDescription);
       }
     });
   }
@@ -184,7 +188,18 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
         : `SELECT ${columns}, bm25(long_term_fts) AS rank FROM long_term_fts JOIN long_term_memories m ON m.rowid = long_term_fts.rowid ` +
           `WHERE long_term_fts MATCH ?${filter.sql} ORDER BY rank LIMIT ?`;
     const plan = await this.queries.plan(query, options.limit);
-    const rows = await rankWithPlan(plan, options.limit, (match) => this.db.use((prepare) => prepare(sql).all(match, ...filter.params, options.limit) as Row[]));
+    const rank = (prepare: Prepare, match: string): Row[] => {
+      // Without a filter the in-process mirror of the index ranks the matches (same scores, no FTS5 reads per match).
+      const current = filter.sql === "" ? FtsMirror.of(this.db, "long_term_fts", "task_description").current(prepare) : undefined;
+      const ranked = current?.mirror.rank(matchTerms(match), current.stats, options.limit);
+      if (!ranked) return prepare(sql).all(match, ...filter.params, options.limit) as Row[];
+      const read = prepare(`SELECT ${columns} FROM long_term_memories m WHERE m.rowid = ?`);
+      return ranked.best.flatMap(({ rowid, rank }) => {
+        const row = read.get(rowid) as Omit<Row, "rank"> | undefined;
+        return row ? [{ ...row, rank }] : [];
+      });
+    };
+    const rows = await rankWithPlan(plan, options.limit, (match) => this.db.use((prepare) => rank(prepare, match)));
     // BM25 is unbounded (lower is better): relevance is relative to the best match, as in SQLiteSearchStore.
     const best = rows[0]?.rank ?? -1;
     return rows.flatMap((row) => {
@@ -212,8 +227,10 @@ export class LongTermMemory extends QueuedMemory<LongTermRecord> {
   protected async clear(): Promise<void> {
     if (!(await this.db.canRead())) return;
     await this.db.transaction((prepare) => {
+      const mirror = FtsMirror.of(this.db, "long_term_fts", "task_description").tracking(prepare);
       prepare("DELETE FROM long_term_memories").run();
       prepare("DELETE FROM long_term_fts").run();
+      mirror?.clear();
     });
     this.queries.forget();
   }

@@ -52,6 +52,13 @@ export class SQLiteConnection {
   // Whether the worker checkpoints this connection's log (see walCheckpointer), and uses since it last did.
   private background = false;
   private uses = 0;
+  /** Transactions rolled back on this connection since it was opened. */
+  rollbacks = 0;
+  /**
+   * Values derived from the file's content (see SQLiteDatabase.derived), kept while stores share the file,
+   * across closes: each checks it is still current when used, and may note its state before a close (beforeClose).
+   */
+  readonly derived = new Map<string, unknown>();
   // The file opened (device and inode), to notice when it was deleted or replaced since.
   private opened: { dev: number; ino: number } | undefined;
   private running: Promise<void> | undefined;
@@ -87,6 +94,7 @@ export class SQLiteConnection {
     this.readOnly = opened.readOnly;
     this.opened = fileIdentity(this.path);
     this.commits = 0;
+    this.rollbacks = 0;
     this.generation++;
     this.onOpen();
     return true;
@@ -150,6 +158,7 @@ export class SQLiteConnection {
       this.commits++;
       return result;
     } catch (error) {
+      this.rollbacks++;
       try {
         if (this.db?.inTransaction) this.prepare("ROLLBACK").run();
       } catch {
@@ -175,6 +184,15 @@ export class SQLiteConnection {
 
   /** Closes the file now; the next use opens it again. */
   close(): void {
+    if (this.db) {
+      for (const value of this.derived.values()) {
+        try {
+          (value as { beforeClose?: (prepare: Prepare) => void }).beforeClose?.(this.prepare);
+        } catch {
+          // A value that cannot note its state is read again on next use.
+        }
+      }
+    }
     const db = this.db;
     this.db = undefined;
     if (this.background) releaseCheckpointer(this.path);

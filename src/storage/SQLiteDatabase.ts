@@ -100,6 +100,31 @@ export class SQLiteDatabase {
     return `${connection.generation}:${version}:${connection.commits - own}`;
   }
 
+  /**
+   * A value derived from the file's content (an in-process index), shared by every handle on the file and
+   * kept while they share it (across idle closes): made by `make` on first use. It checks itself whether
+   * it is current (writeState), and may define beforeClose(prepare) to note its state before a close.
+   */
+  derived<T>(key: string, make: () => T): T {
+    const connection = this.share();
+    let value = connection.derived.get(key) as T | undefined;
+    if (value === undefined) {
+      value = make();
+      connection.derived.set(key, value);
+    }
+    return value;
+  }
+
+  /**
+   * Names the connection's writes so far (its open, commits and rollbacks): a derived value made at one
+   * state is current while the state is the same and no other process wrote (PRAGMA data_version).
+   * `afterCommit`, in a transaction's body, names the state once that transaction has committed.
+   */
+  writeState(afterCommit = false): string {
+    const connection = this.share();
+    return `${connection.generation}:${connection.commits + (afterCommit ? 1 : 0)}:${connection.rollbacks}`;
+  }
+
   /** Gives this handle's share of the connection back (without shares it closes when idle); the next use takes one again. */
   async close(): Promise<void> {
     const connection = this.connection;

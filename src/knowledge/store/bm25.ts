@@ -4,10 +4,12 @@ import type { Prepare } from "../../storage/SQLiteDatabase.js";
 const K1 = 1.2;
 const B = 0.75;
 
-/** What FTS5's bm25() knows of the whole index: its row count and average row length in tokens. */
+/** What FTS5's bm25() knows of the whole index: its row count, token count and average row length in tokens. */
 export interface Bm25Stats {
   rows: number;
   averageLength: number;
+  /** Tokens of every row together. */
+  tokens?: number;
 }
 
 /**
@@ -15,8 +17,9 @@ export interface Bm25Stats {
  * characters, case-folded, with diacritics removed.
  */
 export function ftsTokens(text: string): string[] {
-  // Plain ASCII (most text) has no diacritics to remove: skip the costly normalization.
-  const folded = ASCII.test(text) ? text.toLowerCase() : text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+  // Plain ASCII (most text) has no diacritics to remove, and its only letters and digits are [a-z0-9] once lower-cased.
+  if (ASCII.test(text)) return text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  const folded = text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
   return folded.match(/[\p{L}\p{N}\p{Co}]+/gu) ?? [];
 }
 
@@ -25,11 +28,11 @@ const ASCII = /^[ -~\t\n\r]*$/;
 /** The index's row count and average length, read from FTS5's own averages record (id 1 of `<fts>_data`). */
 export function ftsStats(prepare: Prepare, fts: string): Bm25Stats {
   const row = prepare(`SELECT block FROM ${fts}_data WHERE id = 1`).get() as { block: Uint8Array | ArrayBuffer } | undefined;
-  if (!row) return { rows: 0, averageLength: 0 };
+  if (!row) return { rows: 0, averageLength: 0, tokens: 0 };
   const bytes = row.block instanceof Uint8Array ? row.block : new Uint8Array(row.block);
   const [rows, at] = sqliteVarint(bytes, 0);
   const [tokens] = sqliteVarint(bytes, at);
-  return { rows, averageLength: rows === 0 ? 0 : tokens / rows };
+  return { rows, averageLength: rows === 0 ? 0 : tokens / rows, tokens };
 }
 
 /**
@@ -39,11 +42,7 @@ export function ftsStats(prepare: Prepare, fts: string): Bm25Stats {
  * Documents holding none of the terms are left out.
  */
 export function rankByBm25<T extends { content: string }>(documents: readonly T[], terms: readonly string[], stats: Bm25Stats, documentsWith: (term: string) => number): (T & { rank: number })[] {
-  const idf = terms.map((term) => {
-    const hits = documentsWith(term);
-    const value = Math.log((stats.rows - hits + 0.5) / (hits + 0.5));
-    return value > 0 ? value : 1e-6;
-  });
+  const idf = terms.map((term) => bm25Idf(stats.rows, documentsWith(term)));
   const ranked: (T & { rank: number })[] = [];
   for (const doc of documents) {
     const tokens = ftsTokens(doc.content);
@@ -55,11 +54,22 @@ export function rankByBm25<T extends { content: string }>(documents: readonly T[
       const tf = counts.get(term) ?? 0;
       if (tf === 0) return;
       found = true;
-      score += (idf[i] as number) * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * tokens.length) / (stats.averageLength || 1))));
+      score += bm25Term(idf[i] as number, tf, tokens.length, stats.averageLength);
     });
     if (found) ranked.push({ ...doc, rank: -score });
   }
   return ranked.sort((a, b) => a.rank - b.rank);
+}
+
+/** FTS5's inverse document frequency of a word in `hits` of `rows` documents (a word in half of them or more gets 1e-6). */
+export function bm25Idf(rows: number, hits: number): number {
+  const value = Math.log((rows - hits + 0.5) / (hits + 0.5));
+  return value > 0 ? value : 1e-6;
+}
+
+/** One word's share of a document's bm25 score: `tf` occurrences in a document of `length` tokens. */
+export function bm25Term(idf: number, tf: number, length: number, averageLength: number): number {
+  return idf * ((tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / (averageLength || 1))));
 }
 
 /** Terms of an FTS5 expression made by ftsMatch ("a" OR "b"), each as FTS5 tokenizes it. */
