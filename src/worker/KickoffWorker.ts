@@ -7,10 +7,15 @@ import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { withTraceContext } from "../tracing/propagation.js";
 import { errorText } from "../serve/InProcessRuns.js";
 import { stepOf } from "../serve/runEvents.js";
-import type { RunController, RunEvent, RunStatus } from "../serve/types.js";
+import { KickoffPausedError } from "../serve/pauses.js";
+import type { RunController, RunEvent, RunOptions, RunStatus } from "../serve/types.js";
 import { WebhookNotifier } from "../serve/webhooks.js";
-import type { EventMessage, KickoffJobData } from "./QueueRuns.js";
-import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
+import type { EventMessage, KickoffJobData, PauseRecord } from "./QueueRuns.js";
+import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, kickoffIdOfJob, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
+
+// What a job whose kickoff paused returns: its end is not announced (the pause record in Redis says PAUSED).
+const PAUSED = { crewtsPaused: true } as const;
+const pausedResult = (result: unknown): boolean => typeof result === "object" && result !== null && (result as { crewtsPaused?: unknown }).crewtsPaused === true;
 import { RedisRpmLimiter } from "./RedisRpmLimiter.js";
 
 /** Options of startWorker. */
@@ -75,7 +80,7 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   };
 
   const processor = async (job: Job<KickoffJobData>): Promise<unknown> => {
-    const id = job.id!;
+    const id = job.data.resume?.kickoffId ?? job.id!;
     const log = keys.eventLog(id);
     const [cancelled, logged] = ((await client.pipeline().exists(keys.cancelled(id)).llen(log).exec()) ?? []).map(([, value]) => Number(value));
     if (cancelled) throw new UnrecoverableError("The kickoff was cancelled.");
@@ -102,11 +107,14 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     // its crashed attempt finished are not run again.
     try {
       let fromCheckpoint: string | undefined;
-      if (job.attemptsMade > 0 || job.stalledCounter > 0) {
+      const resume = job.data.resume;
+      // A retried resume job answers its pause again (from the pause's checkpoint or flow state).
+      if (!resume && (job.attemptsMade > 0 || job.stalledCounter > 0)) {
         if (checkpoint) fromCheckpoint = (await checkpointStoreFor(checkpoint).list({ lineage: id })).at(-1)?.id;
         onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
       }
-      const start = () => options.controller.start(job.data.inputs, { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
+      const runOptions: RunOptions = { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) };
+      const start = () => (resume ? resumeWith(options.controller, resume.paused, resume.feedback, runOptions) : options.controller.start(job.data.inputs, runOptions));
       const checkpointed = () => (checkpoint ? withHostCheckpoints({ lineage: id, config: checkpoint }, start) : start());
       // The kickoff's spans continue the trace of whoever queued it (the server's request).
       const result = await withTraceContext(job.data.trace, checkpointed);
@@ -114,6 +122,15 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
       return result;
     } catch (error) {
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
+      if (error instanceof KickoffPausedError) {
+        // Recorded before the job completes, so /status never sees it as SUCCESS; any worker takes the resume job.
+        const lastStep = lastStepOf(job);
+        const record: PauseRecord = { paused: error.paused, ...(webhooks ? { webhooks } : {}), ...lastStep };
+        await client.set(keys.paused(id), JSON.stringify(record), "EX", KEEP_SECONDS);
+        onEvent({ type: "kickoff_paused", pending: error.paused.pending });
+        await written;
+        return PAUSED;
+      }
       throw new Error(errorText(error), { cause: error });
     } finally {
       running.delete(id);
@@ -133,21 +150,25 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   });
   worker.on("error", (error) => process.stderr.write(`crewts worker: ${error.message}\n`));
   worker.on("completed", (job, result: unknown) => {
+    const id = kickoffIdOfJob(job.id!);
+    const notifier = notifierEnd.get(id);
+    notifierEnd.delete(id);
+    if (pausedResult(result)) return;
     const status: RunStatus = { state: "SUCCESS", result, ...lastStepOf(job) };
-    void publishEnd(job.id!, status);
-    void notifierEnd.get(job.id!)?.end(status);
-    notifierEnd.delete(job.id!);
+    void publishEnd(id, status);
+    void notifier?.end(status);
   });
   worker.on("failed", (job, error) => {
     if (!job) return;
+    const id = kickoffIdOfJob(job.id!);
     const retrying = !(error instanceof UnrecoverableError) && job.attemptsMade < (job.opts.attempts ?? 1);
-    const notifier = notifierEnd.get(job.id!);
-    notifierEnd.delete(job.id!);
+    const notifier = notifierEnd.get(id);
+    notifierEnd.delete(id);
     if (retrying) return;
     void (async () => {
-      const cancelled = (await client.exists(keys.cancelled(job.id!))) > 0;
+      const cancelled = (await client.exists(keys.cancelled(id))) > 0;
       const status: RunStatus = cancelled ? { state: "CANCELLED", ...lastStepOf(job) } : { state: "FAILED", error: job.failedReason, ...lastStepOf(job) };
-      await publishEnd(job.id!, status);
+      await publishEnd(id, status);
       await notifier?.end(status);
     })().catch(() => undefined);
   });
@@ -169,6 +190,11 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
       await client.quit().catch(() => undefined);
     },
   };
+}
+
+function resumeWith(controller: RunController, paused: PauseRecord["paused"], feedback: string, options: RunOptions): Promise<unknown> {
+  if (!controller.resume) throw new TypeError("This worker's controller has no resume(paused, feedback, options): it cannot continue paused kickoffs.");
+  return controller.resume(paused, feedback, options);
 }
 
 function lastStepOf(job: Job): { last_step?: RunStatus["last_step"] } {

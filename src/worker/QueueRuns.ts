@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import type { Queue, QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import { injectTraceContext } from "../tracing/propagation.js";
-import { FINAL_STATES, type KickoffRequest, type RunBackend, type RunEvent, type RunStatus } from "../serve/types.js";
-import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, redisOptions, subscriberOf } from "./redisQueue.js";
+import { FINAL_STATES, type KickoffRequest, type PausedKickoff, type RunBackend, type RunEvent, type RunStatus } from "../serve/types.js";
+import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, kickoffIdOfJob, loadBullMQ, queueKeys, redisOptions, resumeJobId, subscriberOf } from "./redisQueue.js";
 
 /** Options of QueueRuns.connect. */
 export interface QueueRunsOptions {
@@ -14,8 +15,22 @@ export interface QueueRunsOptions {
   backoffMs?: number;
 }
 
-/** What a job carries: the kickoff request. */
-export type KickoffJobData = KickoffRequest;
+/** What a job carries: the kickoff request; a resume job also the pause it answers. */
+export type KickoffJobData = KickoffRequest & { resume?: { kickoffId: string; paused: PausedKickoff; feedback: string } };
+
+/** What a worker leaves in Redis when its kickoff pauses. */
+export interface PauseRecord {
+  paused: PausedKickoff;
+  webhooks?: KickoffRequest["webhooks"];
+  last_step?: RunStatus["last_step"];
+}
+
+// Takes a pause (once: a second resume finds nothing) and points the kickoff at its resume job, in one step.
+const TAKE_PAUSE = `local p = redis.call("GET", KEYS[1])
+if not p then return false end
+redis.call("DEL", KEYS[1])
+redis.call("SET", KEYS[2], ARGV[1], "EX", ARGV[2])
+return p`;
 
 /** Job states no worker has taken yet: a cancel removes such a job. */
 const WAITING_STATES = new Set<string>(["waiting", "delayed", "prioritized", "waiting-children"]);
@@ -43,9 +58,10 @@ export class QueueRuns implements RunBackend {
   ) {
     this.keys = queueKeys(options.queue);
     const recheck = ({ jobId }: { jobId: string }): void => {
-      const set = this.channels.get(this.keys.eventChannel(jobId));
+      const id = kickoffIdOfJob(jobId);
+      const set = this.channels.get(this.keys.eventChannel(id));
       if (!set) return;
-      void this.status(jobId).then((status) => {
+      void this.status(id).then((status) => {
         if (!status || !FINAL_STATES.has(status.state)) return;
         for (const handler of [...set]) handler({ end: status });
       }).catch(() => undefined);
@@ -70,19 +86,33 @@ export class QueueRuns implements RunBackend {
     // Queued from inside a traced span (not through the server): the job carries that span's context.
     const here = request.trace ? undefined : injectTraceContext<Record<string, string>>({});
     const data: KickoffJobData = here && Object.keys(here).length > 0 ? { ...request, trace: here } : request;
-    await this.queue.add("kickoff", data, {
-      jobId: id,
+    await this.queue.add("kickoff", data, this.jobOptions(id));
+  }
+
+  private jobOptions(jobId: string) {
+    return {
+      jobId,
       attempts: this.options.attempts,
       backoff: { type: "exponential", delay: this.options.backoffMs },
       removeOnComplete: { age: KEEP_SECONDS },
       removeOnFail: { age: KEEP_SECONDS },
-    });
+    };
   }
 
   async status(id: string): Promise<RunStatus | undefined> {
-    const job = await this.queue.getJob(id);
-    if (!job) return undefined;
-    const [state, cancelled] = await Promise.all([job.getState(), this.client.exists(this.keys.cancelled(id))]);
+    const [flags, own] = await Promise.all([
+      this.client.pipeline().get(this.keys.currentJob(id)).exists(this.keys.cancelled(id)).get(this.keys.paused(id)).exec(),
+      this.queue.getJob(id),
+    ]);
+    const [current, cancelled, pausedText] = (flags ?? []).map(([, value]) => value) as [string | null, number, string | null];
+    if (pausedText && !cancelled) {
+      const record = JSON.parse(pausedText) as PauseRecord;
+      return { state: "PAUSED", pending: record.paused.pending, ...(record.last_step ? { last_step: record.last_step } : {}) };
+    }
+    const job = current ? await this.queue.getJob(current) : own;
+    // A resumed kickoff whose resume job is being added.
+    if (!job) return current && own ? { state: cancelled ? "CANCELLED" : "PENDING" } : undefined;
+    const state = await job.getState();
     const progress = job.progress as { last_step?: RunStatus["last_step"] } | number;
     const lastStep = typeof progress === "object" && progress?.last_step ? { last_step: progress.last_step } : {};
     if (cancelled) return { state: "CANCELLED", ...lastStep };
@@ -98,17 +128,28 @@ export class QueueRuns implements RunBackend {
     }
   }
 
+  async resume(id: string, feedback: string, trace?: Record<string, string>): Promise<"resumed" | "not_paused" | "unknown"> {
+    const jobId = resumeJobId(id, randomUUID());
+    const taken = (await this.client.eval(TAKE_PAUSE, 2, this.keys.paused(id), this.keys.currentJob(id), jobId, KEEP_SECONDS)) as string | null;
+    if (!taken) return (await this.status(id)) ? "not_paused" : "unknown";
+    const record = JSON.parse(taken) as PauseRecord;
+    const data: KickoffJobData = { inputs: {}, ...(record.webhooks ? { webhooks: record.webhooks } : {}), ...(trace ? { trace } : {}), resume: { kickoffId: id, paused: record.paused, feedback } };
+    // Any worker takes it: the pause lives in Redis, the checkpoint or flow state in the shared store.
+    await this.queue.add("resume", data, this.jobOptions(jobId));
+    return "resumed";
+  }
+
   async cancel(id: string): Promise<"cancelled" | "finished" | "unknown"> {
     const status = await this.status(id);
     if (!status) return "unknown";
     if (FINAL_STATES.has(status.state)) return "finished";
-    await this.client.set(this.keys.cancelled(id), "1", "EX", KEEP_SECONDS);
-    await this.client.publish(this.keys.cancelChannel, id);
+    await this.client.multi().set(this.keys.cancelled(id), "1", "EX", KEEP_SECONDS).del(this.keys.paused(id)).publish(this.keys.cancelChannel, id).exec();
     // A job no worker has taken yet is dropped; a running one is aborted by its worker.
-    const job = await this.queue.getJob(id);
+    const job = await this.queue.getJob((await this.client.get(this.keys.currentJob(id))) ?? id);
     // Only a job still waiting: one its worker already stopped (failed by the abort) keeps its record for /status and /stream.
     if (job && WAITING_STATES.has(await job.getState())) await job.remove().catch(() => undefined);
-    const end: EventMessage = { end: { ...status, state: "CANCELLED" } };
+    const { pending: _question, ...rest } = status;
+    const end: EventMessage = { end: { ...rest, state: "CANCELLED" } };
     await this.client.publish(this.keys.eventChannel(id), JSON.stringify(end));
     return "cancelled";
   }
