@@ -6,10 +6,10 @@ import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { withTraceContext } from "../tracing/propagation.js";
 import { errorText } from "../serve/InProcessRuns.js";
-import { stepOf } from "../serve/runEvents.js";
 import { KickoffPausedError } from "../serve/pauses.js";
 import type { RunController, RunEvent, RunOptions, RunStatus } from "../serve/types.js";
 import { WebhookNotifier } from "../serve/webhooks.js";
+import { EventRelay } from "./eventRelay.js";
 import type { EventMessage, KickoffJobData, PauseRecord } from "./QueueRuns.js";
 import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, kickoffIdOfJob, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
 
@@ -88,18 +88,11 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     running.set(id, abort);
     const { webhooks } = job.data;
     const notifier = WebhookNotifier.wanted(webhooks) ? new WebhookNotifier(id, webhooks) : undefined;
-    // Events are written without waiting: one connection keeps them in order, and the end message
-    // (published on it after the job completes) comes after them. A retry appends to the same log.
-    let next = logged ?? 0;
-    let written: Promise<unknown> = Promise.resolve();
+    // Events are written in batches without waiting: one connection keeps them in order, and the
+    // end message (published on it after the job completes) comes after them. A retry appends to the same log.
+    const relay = new EventRelay(client, log, keys.eventChannel(id), logged ?? 0, (step) => job.updateProgress({ last_step: step }));
     const onEvent = (event: RunEvent): void => {
-      const step = stepOf(event);
-      const message: EventMessage = { i: next++, event };
-      written = Promise.all([
-        client.rpush(log, JSON.stringify(event)),
-        client.publish(keys.eventChannel(id), JSON.stringify(message)),
-        step ? job.updateProgress({ last_step: step }) : undefined,
-      ]).catch(() => undefined);
+      relay.push(event);
       notifier?.event(event);
     };
     // Every kickoff writes checkpoints into a lineage named by its id (in Postgres when
@@ -128,13 +121,13 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
         const record: PauseRecord = { paused: error.paused, ...(webhooks ? { webhooks } : {}), ...lastStep };
         await client.set(keys.paused(id), JSON.stringify(record), "EX", KEEP_SECONDS);
         onEvent({ type: "kickoff_paused", pending: error.paused.pending });
-        await written;
+        await relay.flush();
         return PAUSED;
       }
       throw new Error(errorText(error), { cause: error });
     } finally {
       running.delete(id);
-      void Promise.all([written, client.expire(log, KEEP_SECONDS)]).catch(() => undefined);
+      void Promise.all([relay.flush(), client.expire(log, KEEP_SECONDS)]).catch(() => undefined);
       if (notifier) notifierEnd.set(id, notifier);
     }
   };

@@ -35,8 +35,8 @@ return p`;
 /** Job states no worker has taken yet: a cancel removes such a job. */
 const WAITING_STATES = new Set<string>(["waiting", "delayed", "prioritized", "waiting-children"]);
 
-/** A message on a kickoff's event channel. */
-export type EventMessage = { i: number; event: RunEvent } | { end: RunStatus };
+/** A message on a kickoff's event channel: a batch of events numbered from `i` (or one, from older workers), or the end. */
+export type EventMessage = { i: number; events: RunEvent[] } | { i: number; event: RunEvent } | { end: RunStatus };
 
 /**
  * The server's side of the queue (CREWTS_REDIS_URL set): kickoffs become BullMQ jobs that `crewts
@@ -164,9 +164,11 @@ export class QueueRuns implements RunBackend {
         finished = true;
         off();
         end(message.end);
-      } else if (message.i >= delivered) {
-        delivered = message.i + 1;
-        listener(message.event);
+      } else {
+        // Events already read from the log (a batch can straddle the read) are skipped by index.
+        const events = "events" in message ? message.events : [message.event];
+        for (let k = Math.max(0, delivered - message.i); k < events.length; k++) listener(events[k]!);
+        delivered = Math.max(delivered, message.i + events.length);
       }
     };
     const channel = this.keys.eventChannel(id);
