@@ -82,15 +82,18 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   const processor = async (job: Job<KickoffJobData>): Promise<unknown> => {
     const id = job.data.resume?.kickoffId ?? job.id!;
     const log = keys.eventLog(id);
-    const [cancelled, logged] = ((await client.pipeline().exists(keys.cancelled(id)).llen(log).exec()) ?? []).map(([, value]) => Number(value));
-    if (cancelled) throw new UnrecoverableError("The kickoff was cancelled.");
     const abort = new AbortController();
     running.set(id, abort);
+    // A kickoff cancelled before it was taken: checked while the run starts (not a round trip before
+    // it), the run is aborted at once and the job ends as cancelled.
+    const checked = client.exists(keys.cancelled(id)).then((cancelled) => {
+      if (cancelled) abort.abort(new Error("The kickoff was cancelled."));
+    }, () => undefined);
     const { webhooks } = job.data;
     const notifier = WebhookNotifier.wanted(webhooks) ? new WebhookNotifier(id, webhooks) : undefined;
     // Events are written in batches without waiting: one connection keeps them in order, and the
     // end message (published on it after the job completes) comes after them. A retry appends to the same log.
-    const relay = new EventRelay(client, log, keys.eventChannel(id), logged ?? 0, (step) => job.updateProgress({ last_step: step }));
+    const relay = new EventRelay(client, log, keys.eventChannel(id), (step) => job.updateProgress({ last_step: step }));
     const onEvent = (event: RunEvent): void => {
       relay.push(event);
       notifier?.event(event);
@@ -111,9 +114,11 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
       const checkpointed = () => (checkpoint ? withHostCheckpoints({ lineage: id, config: checkpoint }, start) : start());
       // The kickoff's spans continue the trace of whoever queued it (the server's request).
       const result = await withTraceContext(job.data.trace, checkpointed);
+      await checked;
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
       return result;
     } catch (error) {
+      await checked;
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
       if (error instanceof KickoffPausedError) {
         // Recorded before the job completes, so /status never sees it as SUCCESS; any worker takes the resume job.

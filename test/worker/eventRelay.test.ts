@@ -48,7 +48,7 @@ describe("EventRelay", () => {
     await client.rpush(log, JSON.stringify({ type: "earlier" }), JSON.stringify({ type: "earlier" }));
     const heard = await listen(channel);
     const steps: RunStatus["last_step"][] = [];
-    const relay = new EventRelay(client, log, channel, 2, async (step) => void steps.push(step));
+    const relay = new EventRelay(client, log, channel, async (step) => void steps.push(step));
 
     // 250 chunks in one burst (more than a batch holds), then a task's end, then chunks a few at a time across timer turns.
     for (let n = 0; n < 250; n++) relay.push(chunk(n));
@@ -84,7 +84,7 @@ describe("EventRelay", () => {
   it("sends a lone event within a few milliseconds without an explicit flush", async () => {
     const channel = "relay-test:events:b";
     const heard = await listen(channel);
-    const relay = new EventRelay(client, "relay-test:log:b", channel, 0, async () => undefined);
+    const relay = new EventRelay(client, "relay-test:log:b", channel, async () => undefined);
     relay.push({ type: "crew_kickoff_started" });
     await heard.until(1);
     expect(heard.messages).toEqual([{ i: 0, events: [{ type: "crew_kickoff_started" }] }]);
