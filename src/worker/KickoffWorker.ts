@@ -93,7 +93,7 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     const notifier = WebhookNotifier.wanted(webhooks) ? new WebhookNotifier(id, webhooks) : undefined;
     // Events are written in batches without waiting: one connection keeps them in order, and the
     // end message (published on it after the job completes) comes after them. A retry appends to the same log.
-    const relay = new EventRelay(client, log, keys.eventChannel(id), (step) => job.updateProgress({ last_step: step }));
+    const relay = new EventRelay(client, { log, channel: keys.eventChannel(id), step: keys.lastStep(id), keepSeconds: KEEP_SECONDS });
     const onEvent = (event: RunEvent): void => {
       relay.push(event);
       notifier?.event(event);
@@ -122,8 +122,7 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
       if (error instanceof KickoffPausedError) {
         // Recorded before the job completes, so /status never sees it as SUCCESS; any worker takes the resume job.
-        const lastStep = lastStepOf(job);
-        const record: PauseRecord = { paused: error.paused, ...(webhooks ? { webhooks } : {}), ...lastStep };
+        const record: PauseRecord = { paused: error.paused, ...(webhooks ? { webhooks } : {}) };
         await client.set(keys.paused(id), JSON.stringify(record), "EX", KEEP_SECONDS);
         onEvent({ type: "kickoff_paused", pending: error.paused.pending });
         await relay.flush();
@@ -132,11 +131,19 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
       throw new Error(errorText(error), { cause: error });
     } finally {
       running.delete(id);
-      void Promise.all([relay.flush(), client.expire(log, KEEP_SECONDS)]).catch(() => undefined);
+      void relay.flush();
+      if (relay.lastStep) lastSteps.set(id, relay.lastStep);
       if (notifier) notifierEnd.set(id, notifier);
     }
   };
 
+  // The last step of each kickoff whose job just ended here, for its end status.
+  const lastSteps = new Map<string, NonNullable<RunStatus["last_step"]>>();
+  const lastStepOf = (id: string): { last_step?: RunStatus["last_step"] } => {
+    const step = lastSteps.get(id);
+    lastSteps.delete(id);
+    return step ? { last_step: step } : {};
+  };
   // The crew webhook is told once the job's outcome is final (after the last retry).
   const notifierEnd = new Map<string, WebhookNotifier>();
   const worker = new Worker<KickoffJobData>(name, processor, {
@@ -151,8 +158,9 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     const id = kickoffIdOfJob(job.id!);
     const notifier = notifierEnd.get(id);
     notifierEnd.delete(id);
+    const lastStep = lastStepOf(id);
     if (pausedResult(result)) return;
-    const status: RunStatus = { state: "SUCCESS", result, ...lastStepOf(job) };
+    const status: RunStatus = { state: "SUCCESS", result, ...lastStep };
     void publishEnd(id, status);
     void notifier?.end(status);
   });
@@ -162,10 +170,11 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     const retrying = !(error instanceof UnrecoverableError) && job.attemptsMade < (job.opts.attempts ?? 1);
     const notifier = notifierEnd.get(id);
     notifierEnd.delete(id);
+    const lastStep = lastStepOf(id);
     if (retrying) return;
     void (async () => {
       const cancelled = (await client.exists(keys.cancelled(id))) > 0;
-      const status: RunStatus = cancelled ? { state: "CANCELLED", ...lastStepOf(job) } : { state: "FAILED", error: job.failedReason, ...lastStepOf(job) };
+      const status: RunStatus = cancelled ? { state: "CANCELLED", ...lastStep } : { state: "FAILED", error: job.failedReason, ...lastStep };
       await publishEnd(id, status);
       await notifier?.end(status);
     })().catch(() => undefined);
@@ -193,9 +202,4 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
 function resumeWith(controller: RunController, paused: PauseRecord["paused"], feedback: string, options: RunOptions): Promise<unknown> {
   if (!controller.resume) throw new TypeError("This worker's controller has no resume(paused, feedback, options): it cannot continue paused kickoffs.");
   return controller.resume(paused, feedback, options);
-}
-
-function lastStepOf(job: Job): { last_step?: RunStatus["last_step"] } {
-  const progress = job.progress as { last_step?: RunStatus["last_step"] } | number;
-  return typeof progress === "object" && progress?.last_step ? { last_step: progress.last_step } : {};
 }

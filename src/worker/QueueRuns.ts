@@ -22,7 +22,6 @@ export type KickoffJobData = KickoffRequest & { resume?: { kickoffId: string; pa
 export interface PauseRecord {
   paused: PausedKickoff;
   webhooks?: KickoffRequest["webhooks"];
-  last_step?: RunStatus["last_step"];
 }
 
 // Takes a pause (once: a second resume finds nothing) and points the kickoff at its resume job, in one step.
@@ -31,6 +30,9 @@ if not p then return false end
 redis.call("DEL", KEYS[1])
 redis.call("SET", KEYS[2], ARGV[1], "EX", ARGV[2])
 return p`;
+
+/** How long after BullMQ reports a job finished its subscribers are checked for a missed end. */
+const RECHECK_MS = 250;
 
 /** Job states no worker has taken yet: a cancel removes such a job. */
 const WAITING_STATES = new Set<string>(["waiting", "delayed", "prioritized", "waiting-children"]);
@@ -57,14 +59,19 @@ export class QueueRuns implements RunBackend {
     private readonly queueEvents: QueueEvents,
   ) {
     this.keys = queueKeys(options.queue);
+    // A fallback, so it waits a little: the worker's end message normally comes first, and a
+    // subscriber it ended is gone by then (no status read in the way of the next kickoff).
     const recheck = ({ jobId }: { jobId: string }): void => {
       const id = kickoffIdOfJob(jobId);
-      const set = this.channels.get(this.keys.eventChannel(id));
-      if (!set) return;
-      void this.status(id).then((status) => {
-        if (!status || !FINAL_STATES.has(status.state)) return;
-        for (const handler of [...set]) handler({ end: status });
-      }).catch(() => undefined);
+      if (!this.channels.has(this.keys.eventChannel(id))) return;
+      setTimeout(() => {
+        const set = this.channels.get(this.keys.eventChannel(id));
+        if (!set) return;
+        void this.status(id).then((status) => {
+          if (!status || !FINAL_STATES.has(status.state)) return;
+          for (const handler of [...set]) handler({ end: status });
+        }).catch(() => undefined);
+      }, RECHECK_MS).unref();
     };
     queueEvents.on("completed", recheck);
     queueEvents.on("failed", recheck);
@@ -101,20 +108,16 @@ export class QueueRuns implements RunBackend {
 
   async status(id: string): Promise<RunStatus | undefined> {
     const [flags, own] = await Promise.all([
-      this.client.pipeline().get(this.keys.currentJob(id)).exists(this.keys.cancelled(id)).get(this.keys.paused(id)).exec(),
+      this.client.pipeline().get(this.keys.currentJob(id)).exists(this.keys.cancelled(id)).get(this.keys.paused(id)).get(this.keys.lastStep(id)).exec(),
       this.queue.getJob(id),
     ]);
-    const [current, cancelled, pausedText] = (flags ?? []).map(([, value]) => value) as [string | null, number, string | null];
-    if (pausedText && !cancelled) {
-      const record = JSON.parse(pausedText) as PauseRecord;
-      return { state: "PAUSED", pending: record.paused.pending, ...(record.last_step ? { last_step: record.last_step } : {}) };
-    }
+    const [current, cancelled, pausedText, stepText] = (flags ?? []).map(([, value]) => value) as [string | null, number, string | null, string | null];
+    const lastStep = stepText ? { last_step: JSON.parse(stepText) as RunStatus["last_step"] } : {};
+    if (pausedText && !cancelled) return { state: "PAUSED", pending: (JSON.parse(pausedText) as PauseRecord).paused.pending, ...lastStep };
     const job = current ? await this.queue.getJob(current) : own;
     // A resumed kickoff whose resume job is being added.
-    if (!job) return current && own ? { state: cancelled ? "CANCELLED" : "PENDING" } : undefined;
+    if (!job) return current && own ? { state: cancelled ? "CANCELLED" : "PENDING", ...lastStep } : undefined;
     const state = await job.getState();
-    const progress = job.progress as { last_step?: RunStatus["last_step"] } | number;
-    const lastStep = typeof progress === "object" && progress?.last_step ? { last_step: progress.last_step } : {};
     if (cancelled) return { state: "CANCELLED", ...lastStep };
     switch (state) {
       case "completed":

@@ -17,6 +17,8 @@ export function queueKeys(queue: string) {
     eventLog: (id: string) => `${prefix}:events:${id}`,
     /** Live events of the kickoff, and its end: `{ i, event }` or `{ end: status }`. */
     eventChannel: (id: string) => `${prefix}:events:${id}`,
+    /** The last step the kickoff reached (JSON), for GET /status's last_step. */
+    lastStep: (id: string) => `${prefix}:step:${id}`,
     /** A paused kickoff: what POST /resume continues (JSON), gone once resumed or cancelled. */
     paused: (id: string) => `${prefix}:paused:${id}`,
     /** The job running a resumed kickoff now (absent: the kickoff's own job, whose id is the kickoff id). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
-import type { RunEvent, RunStatus } from "../../src/serve/types.js";
+import type { RunEvent } from "../../src/serve/types.js";
 import { EventRelay } from "../../src/worker/eventRelay.js";
 import type { EventMessage } from "../../src/worker/QueueRuns.js";
 import { connectRedis, subscriberOf } from "../../src/worker/redisQueue.js";
@@ -47,8 +47,7 @@ describe("EventRelay", () => {
     // A retried job appends to a log that already holds 2 events.
     await client.rpush(log, JSON.stringify({ type: "earlier" }), JSON.stringify({ type: "earlier" }));
     const heard = await listen(channel);
-    const steps: RunStatus["last_step"][] = [];
-    const relay = new EventRelay(client, log, channel, async (step) => void steps.push(step));
+    const relay = new EventRelay(client, { log, channel, step: "relay-test:step:a", keepSeconds: 60 });
 
     // 250 chunks in one burst (more than a batch holds), then a task's end, then chunks a few at a time across timer turns.
     for (let n = 0; n < 250; n++) relay.push(chunk(n));
@@ -75,18 +74,22 @@ describe("EventRelay", () => {
     const contents = relayed.filter((e) => e.type === "chunk").map((e) => e.content);
     expect(contents).toEqual(Array.from({ length: 260 }, (_, n) => `token ${n} `));
     expect(relayed.findIndex((e) => e.type === "task_completed")).toBe(250);
-    // The log holds the same events after the earlier ones; the progress got the task's step, once.
+    // The log holds the same events after the earlier ones, kept for a while; the task's step is the last step.
     const stored = (await client.lrange(log, 0, -1)).map((line) => JSON.parse(line) as RunEvent);
     expect(stored.slice(2)).toEqual(relayed);
-    expect(steps).toEqual([{ type: "task", name: "Draft", output: "draft" }]);
+    expect(await client.ttl(log)).toBeGreaterThan(0);
+    expect(JSON.parse((await client.get("relay-test:step:a"))!)).toEqual({ type: "task", name: "Draft", output: "draft" });
+    expect(relay.lastStep).toEqual({ type: "task", name: "Draft", output: "draft" });
   });
 
   it("sends a lone event within a few milliseconds without an explicit flush", async () => {
     const channel = "relay-test:events:b";
     const heard = await listen(channel);
-    const relay = new EventRelay(client, "relay-test:log:b", channel, async () => undefined);
+    const relay = new EventRelay(client, { log: "relay-test:log:b", channel, step: "relay-test:step:b", keepSeconds: 60 });
     relay.push({ type: "crew_kickoff_started" });
     await heard.until(1);
     expect(heard.messages).toEqual([{ i: 0, events: [{ type: "crew_kickoff_started" }] }]);
+    // No step among them: none recorded.
+    expect(await client.exists("relay-test:step:b")).toBe(0);
   });
 });
