@@ -195,11 +195,20 @@ export class QueueRuns implements RunBackend {
       off();
       return undefined;
     }
-    for (const line of past) handle({ i: delivered, event: JSON.parse(line) as RunEvent });
+    past.forEach((line, k) => handle({ i: k, event: JSON.parse(line) as RunEvent }));
     const queued = early;
     early = undefined;
     for (const message of queued) handle(message);
-    if (!finished && FINAL_STATES.has(status.state)) handle({ end: status });
+    if (!finished && FINAL_STATES.has(status.state)) {
+      // Over by the time its status was read: events written after the log was read may still be on
+      // their way over pub/sub, but a finished job's events are all in the log (written before it
+      // completed), so the rest is read from there before the end.
+      const from = delivered;
+      const rest = await this.client.lrange(this.keys.eventLog(id), from, -1);
+      // Numbered by their place in the log: a live copy that came in meanwhile is not given twice.
+      rest.forEach((line, k) => handle({ i: from + k, event: JSON.parse(line) as RunEvent }));
+      handle({ end: status });
+    }
     return off;
   }
 

@@ -33,6 +33,27 @@ describe("serve with CREWTS_REDIS_URL: kickoffs run by workers through BullMQ", 
     expect(late.map((e) => e.type)).toEqual(events.map((e) => e.type));
   });
 
+  it("gives a subscriber that comes as the kickoff ends every event, once, before the end", async () => {
+    const llm = new FakeLLM((m) => echoAnswer(m));
+    const { backend } = await harness.serve(crewController(() => threeTaskCrew(llm), eventBus));
+    const events = (id: string) =>
+      new Promise<{ types: string[]; end: string }>((resolve) => {
+        const types: string[] = [];
+        void backend.subscribe(id, (e) => types.push(e.type), (status) => resolve({ types, end: status.state }));
+      });
+    // Subscribing right after submitting races the worker: the log read, the status read and the
+    // live messages interleave differently each time.
+    for (let i = 0; i < 25; i++) {
+      const id = `race-${i}`;
+      await backend.submit(id, { inputs: { topic: `t${i}` } });
+      const live = await events(id);
+      const late = await events(id);
+      expect(live.end).toBe("SUCCESS");
+      expect(late.types.length).toBeGreaterThan(0);
+      expect(live.types).toEqual(late.types);
+    }
+  });
+
   it("retries a failed run with backoff and succeeds on the next attempt", async () => {
     // An agent tries a failing call 3 times before its task fails: 3 failures fail the first attempt.
     let failures = 3;
