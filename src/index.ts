@@ -204,7 +204,7 @@ export {
 // (hono, @hono/node-server, bullmq, ioredis, pg) are optional peers loaded on first use.
 export { createServer, type CreateServerOptions, type CrewtsServer } from "./serve/createServer.js";
 export { crewController, flowController, type CrewFactory, type FlowFactory } from "./serve/projectController.js";
-export type { KickoffRequest, KickoffState, KickoffWebhooks, RunBackend, RunController, RunEvent, RunOptions, RunStatus } from "./serve/types.js";
+export type { KickoffRequest, KickoffState, KickoffWebhooks, PausedKickoff, PendingInput, RunBackend, RunController, RunEvent, RunOptions, RunStatus } from "./serve/types.js";
 export { ServerConfigError } from "./serve/auth.js";
 export { startWorker, type KickoffWorker, type KickoffWorkerOptions } from "./worker/KickoffWorker.js";
 export { QueueRuns, type QueueRunsOptions } from "./worker/QueueRuns.js";

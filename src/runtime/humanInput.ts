@@ -1,4 +1,6 @@
 import { createInterface } from "node:readline/promises";
+import { hostPausesForInput } from "./hostPauses.js";
+import { HumanInputPending } from "./humanInputPending.js";
 import { currentRun } from "./runContext.js";
 
 /** What a human is asked about: a task's result to review, or a tool call to approve. */
@@ -52,6 +54,8 @@ export async function requestHumanInput(context: HumanInputContext): Promise<str
   const prepared = currentRun()?.humanAnswer?.take(context);
   if (prepared !== undefined) return prepared;
   if (provider) return String(await provider.requestInput(context));
+  // A served run has no one to ask here: it pauses until POST /resume brings the answer.
+  if (hostPausesForInput()) throw new HumanInputPending({ context });
   if (!process.stdin.isTTY) {
     const what = context.kind === "tool_approval" ? `Tool "${context.toolName ?? ""}" needs approval` : "This task has humanInput: true";
     throw new HumanInputError(

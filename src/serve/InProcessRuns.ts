@@ -1,8 +1,9 @@
 import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { withTraceContext } from "../tracing/propagation.js";
+import { KickoffPausedError } from "./pauses.js";
 import { stepOf } from "./runEvents.js";
-import { FINAL_STATES, type KickoffRequest, type RunBackend, type RunController, type RunEvent, type RunStatus } from "./types.js";
+import { FINAL_STATES, type KickoffRequest, type PausedKickoff, type RunBackend, type RunController, type RunEvent, type RunOptions, type RunStatus } from "./types.js";
 import { WebhookNotifier } from "./webhooks.js";
 
 /** The server is shutting down and takes no new kickoffs. */
@@ -19,6 +20,9 @@ interface Run {
   listeners: Set<{ event: (e: RunEvent) => void; end: (s: RunStatus) => void }>;
   abort: AbortController;
   done: Promise<void>;
+  webhooks: WebhookNotifier | undefined;
+  /** Set while PAUSED: what POST /resume continues. */
+  paused?: PausedKickoff;
 }
 
 /** Options of InProcessRuns. */
@@ -61,12 +65,27 @@ export class InProcessRuns implements RunBackend {
 
   async submit(id: string, request: KickoffRequest): Promise<void> {
     if (this.closing) throw new ServerClosingError();
-    const run: Run = { status: { state: "PENDING" }, events: [], listeners: new Set(), abort: new AbortController(), done: Promise.resolve() };
+    const webhooks = WebhookNotifier.wanted(request.webhooks) ? new WebhookNotifier(id, request.webhooks) : undefined;
+    const run: Run = { status: { state: "PENDING" }, events: [], listeners: new Set(), abort: new AbortController(), done: Promise.resolve(), webhooks };
     this.runs.set(id, run);
     this.forgetOld();
-    const done = (run.done = this.execute(id, run, request));
-    this.executing.add(done);
-    void done.finally(() => this.executing.delete(done));
+    this.launch(id, run, request.trace, (options) => this.controller.start(request.inputs, options));
+  }
+
+  async resume(id: string, feedback: string, trace?: Record<string, string>): Promise<"resumed" | "not_paused" | "unknown"> {
+    const run = this.runs.get(id);
+    if (!run) return "unknown";
+    const paused = run.paused;
+    if (run.status.state !== "PAUSED" || !paused) return "not_paused";
+    if (this.closing) throw new ServerClosingError();
+    const resume = this.controller.resume?.bind(this.controller);
+    if (!resume) throw new TypeError("This server's controller has no resume(paused, feedback, options): its paused kickoffs cannot be resumed.");
+    // Taken at once, so a second resume of the same pause finds it RUNNING.
+    run.paused = undefined;
+    const { pending: _answered, ...rest } = run.status;
+    run.status = { ...rest, state: "PENDING" };
+    this.launch(id, run, trace, (options) => resume(paused, feedback, options));
+    return "resumed";
   }
 
   async status(id: string): Promise<RunStatus | undefined> {
@@ -112,8 +131,14 @@ export class InProcessRuns implements RunBackend {
     }
   }
 
-  private async execute(id: string, run: Run, request: KickoffRequest): Promise<void> {
-    const webhooks = WebhookNotifier.wanted(request.webhooks) ? new WebhookNotifier(id, request.webhooks) : undefined;
+  private launch(id: string, run: Run, trace: Record<string, string> | undefined, work: (options: RunOptions) => Promise<unknown>): void {
+    const done = (run.done = this.execute(id, run, trace, work));
+    this.executing.add(done);
+    void done.finally(() => this.executing.delete(done));
+  }
+
+  private async execute(id: string, run: Run, trace: Record<string, string> | undefined, work: (options: RunOptions) => Promise<unknown>): Promise<void> {
+    const webhooks = run.webhooks;
     if (this.running >= this.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
     if (FINAL_STATES.has(run.status.state) || this.closing) {
       if (!FINAL_STATES.has(run.status.state)) this.finish(run, { state: "CANCELLED", error: "The server shut down before the kickoff started." });
@@ -122,7 +147,7 @@ export class InProcessRuns implements RunBackend {
       return;
     }
     this.running++;
-    run.status = { state: "RUNNING" };
+    run.status = { ...(run.status.last_step ? { last_step: run.status.last_step } : {}), state: "RUNNING" };
     const onEvent = (event: RunEvent): void => {
       if (FINAL_STATES.has(run.status.state)) return;
       const step = stepOf(event);
@@ -133,11 +158,18 @@ export class InProcessRuns implements RunBackend {
       webhooks?.event(event);
     };
     try {
-      const start = () => this.controller.start(request.inputs, { signal: run.abort.signal, onEvent });
+      const start = () => work({ signal: run.abort.signal, onEvent });
       const checkpointed = () => (this.checkpoint ? withHostCheckpoints({ lineage: id, config: this.checkpoint }, start) : start());
-      const result = await withTraceContext(request.trace, checkpointed);
+      const result = await withTraceContext(trace, checkpointed);
       this.finish(run, { ...run.status, state: "SUCCESS", result });
     } catch (error) {
+      if (error instanceof KickoffPausedError && !FINAL_STATES.has(run.status.state)) {
+        // Paused: the slot is free until POST /resume; /stream hears it and stays open.
+        onEvent({ type: "kickoff_paused", pending: error.paused.pending });
+        run.paused = error.paused;
+        run.status = { ...run.status, state: "PAUSED", pending: error.paused.pending };
+        return;
+      }
       this.finish(run, { ...run.status, state: "FAILED", error: errorText(error) });
     } finally {
       this.running--;

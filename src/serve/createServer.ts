@@ -125,10 +125,20 @@ export async function createServer(options: CreateServerOptions): Promise<Crewts
     if (!body.ok) return c.json({ error: body.error }, 400);
     const parsed = resumeBodySchema.safeParse(body.value);
     if (!parsed.success) return c.json({ error: `Invalid resume body: ${describeIssues(parsed.error)}.` }, 400);
-    const status = await backend.status(parsed.data.kickoff_id);
-    if (!status) return c.json({ error: `No kickoff ${parsed.data.kickoff_id}.` }, 404);
-    if (status.state !== "PAUSED") return c.json({ error: `Kickoff ${parsed.data.kickoff_id} is ${status.state}, not PAUSED: only a paused kickoff can be resumed.` }, 409);
-    return c.json({ error: "Resuming paused kickoffs over HTTP is not supported by this server yet." }, 501);
+    const id = parsed.data.kickoff_id;
+    let outcome: Awaited<ReturnType<RunBackend["resume"]>>;
+    try {
+      outcome = await backend.resume(id, parsed.data.feedback, callerTrace(c.req.header()));
+    } catch (error) {
+      if (error instanceof ServerClosingError) return c.json({ error: error.message }, 503);
+      throw error;
+    }
+    if (outcome === "unknown") return c.json({ error: `No kickoff ${id}.` }, 404);
+    if (outcome === "not_paused") {
+      const state = (await backend.status(id))?.state ?? "gone";
+      return c.json({ error: `Kickoff ${id} is ${state}, not PAUSED: only a paused kickoff can be resumed (once).` }, 409);
+    }
+    return c.json({ kickoff_id: id, state: "RUNNING" }, 202);
   });
 
   app.get("/stream/:id", async (c) => {

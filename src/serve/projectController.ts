@@ -1,7 +1,9 @@
+import { withHostPauses } from "../runtime/hostPauses.js";
 import { placeholdersOf } from "../task/interpolate.js";
+import { crewPause, flowPause, KickoffPausedError } from "./pauses.js";
 import type { RunEventSource } from "./runEvents.js";
 import { withRunEvents } from "./runEvents.js";
-import type { RunController, RunOptions } from "./types.js";
+import type { PausedKickoff, RunController, RunOptions } from "./types.js";
 
 /** The kickoff options the server passes (crewts' KickoffOptions). */
 export interface ServedKickoffOptions {
@@ -15,11 +17,20 @@ export interface ServableCrew {
   kickoff(inputs?: Record<string, unknown>, options?: ServedKickoffOptions): Promise<unknown>;
   tasks: { description: string; expectedOutput: string; outputFile?: string }[];
   agents: { role: string; goal: string; backstory: string }[];
+  /** Continues a kickoff paused by HumanInputPending (crewts' `crew.resume`). */
+  resume?(checkpointId: string, answer: string, options?: ServedKickoffOptions): Promise<unknown>;
 }
 
 /** A flow as the server sees it. */
 export interface ServableFlow {
   kickoff(inputs?: Record<string, unknown>, options?: ServedKickoffOptions): Promise<unknown>;
+  /** Answers the pending feedback of a flow from `fromPending` (crewts' `flow.resume`). */
+  resume?(feedback: string, options?: ServedKickoffOptions): Promise<unknown>;
+}
+
+/** A flow class as the server sees it: `fromPending` rebuilds a paused flow. */
+interface PausableFlowClass {
+  fromPending?(flowId: string): Promise<ServableFlow>;
 }
 
 /** Makes a fresh crew for each kickoff: the crew, or `{ crew, close? }` as a project's createCrew() returns. */
@@ -49,7 +60,18 @@ export function crewController(factory: CrewFactory, bus: RunEventSource): RunCo
       options.signal.throwIfAborted();
       const { crew, close } = unpack(await factory());
       try {
-        return toResult(await withRunEvents(bus, options.onEvent, () => streamed(crew.kickoff(inputs, kickoffOptions(options)), options.onEvent)));
+        return toResult(await pausable(() => withRunEvents(bus, options.onEvent, () => streamed(crew.kickoff(inputs, kickoffOptions(options)), options.onEvent))));
+      } finally {
+        await close?.();
+      }
+    },
+    async resume(paused: PausedKickoff, feedback: string, options: RunOptions): Promise<unknown> {
+      options.signal.throwIfAborted();
+      const { crew, close } = unpack(await factory());
+      try {
+        if (paused.kind !== "crew" || typeof crew.resume !== "function") throw new TypeError(`A ${paused.kind} pause cannot be resumed by this crew (it has no resume(checkpointId, answer)).`);
+        // crew.resume runs without streaming: its events reach /stream, its text chunks do not.
+        return toResult(await pausable(() => withRunEvents(bus, options.onEvent, () => crew.resume!(paused.ref, feedback, { signal: options.signal }))));
       } finally {
         await close?.();
       }
@@ -64,9 +86,34 @@ export function flowController(factory: FlowFactory, bus: RunEventSource): RunCo
     async start(inputs: Record<string, unknown>, options: RunOptions): Promise<unknown> {
       options.signal.throwIfAborted();
       const flow = await factory();
-      return toResult(await withRunEvents(bus, options.onEvent, () => streamed(flow.kickoff(inputs, kickoffOptions(options)), options.onEvent)));
+      return toResult(await pausable(() => withRunEvents(bus, options.onEvent, () => streamed(flow.kickoff(inputs, kickoffOptions(options)), options.onEvent))));
+    },
+    async resume(paused: PausedKickoff, feedback: string, options: RunOptions): Promise<unknown> {
+      options.signal.throwIfAborted();
+      const made = await factory();
+      const flowClass = made.constructor as PausableFlowClass;
+      if (paused.kind !== "flow" || typeof flowClass.fromPending !== "function") throw new TypeError(`A ${paused.kind} pause cannot be resumed by this flow (its class has no fromPending).`);
+      const flow = await flowClass.fromPending(paused.ref);
+      return toResult(await pausable(() => withRunEvents(bus, options.onEvent, () => streamed(flow.resume!(feedback, kickoffOptions(options)), options.onEvent))));
     },
   };
+}
+
+/**
+ * Runs a kickoff so that a question no one can answer pauses it, and turns a pause (a flow resolving
+ * with HumanFeedbackPending, a crew rejecting with HumanInputPending) into a KickoffPausedError.
+ */
+async function pausable(run: () => Promise<unknown>): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = await withHostPauses(run);
+  } catch (error) {
+    const paused = crewPause(error);
+    throw paused ? new KickoffPausedError(paused) : error;
+  }
+  const paused = flowPause(result);
+  if (paused) throw new KickoffPausedError(paused);
+  return result;
 }
 
 function kickoffOptions({ signal, fromCheckpoint }: RunOptions): ServedKickoffOptions {

@@ -28,6 +28,33 @@ export interface RunEvent {
   [field: string]: unknown;
 }
 
+/** What a paused kickoff waits for (GET /status's `pending`): the question, never the provider's callback details. */
+export interface PendingInput {
+  /** human_feedback: a flow's `@humanFeedback` method; task_review: a task with humanInput; tool_approval: a tool with needsApproval. */
+  kind: "human_feedback" | "task_review" | "tool_approval";
+  /** The question as a person would be asked it. */
+  message: string;
+  /** human_feedback: the flow method and the outcomes the feedback is mapped to. */
+  method?: string;
+  emit?: string[];
+  task?: string;
+  agent?: string;
+  /** tool_approval: the tool and the input it would run with. */
+  tool?: string;
+  tool_input?: Record<string, unknown>;
+  /** The output under review. */
+  output?: string;
+}
+
+/** What a paused kickoff needs to go on (JSON, kept in Redis for the queue): the flow id or the crew's checkpoint. */
+export interface PausedKickoff {
+  /** flow: resumed with `fromPending(ref)` then `resume(feedback)`; crew: with `crew.resume(ref, feedback)`. */
+  kind: "flow" | "crew";
+  ref: string;
+  /** What the run waits for, as GET /status shows it. */
+  pending: PendingInput;
+}
+
 /** What GET /status answers. */
 export interface RunStatus {
   state: KickoffState;
@@ -37,6 +64,8 @@ export interface RunStatus {
   error?: string;
   /** The latest step the run reached (a task or method name and what it did). */
   last_step?: { type: string; name?: string; output?: string };
+  /** PAUSED: what the kickoff waits for; POST /resume answers it. */
+  pending?: PendingInput;
 }
 
 /** Options of one run: the signal aborts it, onEvent hears its events and chunks. */
@@ -55,12 +84,22 @@ export interface RunController {
   /** The names of the inputs the kickoff uses (the `{placeholders}` of a crew's tasks and agents). */
   inputs(): Promise<string[]>;
   start(inputs: Record<string, unknown>, options: RunOptions): Promise<unknown>;
+  /**
+   * Continues a kickoff that paused (`start` or an earlier `resume` rejected with a KickoffPausedError)
+   * with the human's answer; resolves like `start`, or rejects with a KickoffPausedError again.
+   */
+  resume?(paused: PausedKickoff, feedback: string, options: RunOptions): Promise<unknown>;
 }
 
 /** Where kickoffs run and are tracked: in this process, or on workers through a queue. */
 export interface RunBackend {
   submit(id: string, request: KickoffRequest): Promise<void>;
   status(id: string): Promise<RunStatus | undefined>;
+  /**
+   * Continues a PAUSED kickoff with the human's answer: "resumed", "not_paused" (it is in another
+   * state, or another resume got there first), or "unknown".
+   */
+  resume(id: string, feedback: string, trace?: Record<string, string>): Promise<"resumed" | "not_paused" | "unknown">;
   /** "cancelled", "finished" (too late: already over), or "unknown". */
   cancel(id: string): Promise<"cancelled" | "finished" | "unknown">;
   /**

@@ -6,11 +6,16 @@ import { withHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { withTraceContext } from "../tracing/propagation.js";
 import { errorText } from "../serve/InProcessRuns.js";
-import { stepOf } from "../serve/runEvents.js";
-import type { RunController, RunEvent, RunStatus } from "../serve/types.js";
+import { KickoffPausedError } from "../serve/pauses.js";
+import type { RunController, RunEvent, RunOptions, RunStatus } from "../serve/types.js";
 import { WebhookNotifier } from "../serve/webhooks.js";
-import type { EventMessage, KickoffJobData } from "./QueueRuns.js";
-import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
+import { EventRelay } from "./eventRelay.js";
+import type { EventMessage, KickoffJobData, PauseRecord } from "./QueueRuns.js";
+import { connectRedis, DEFAULT_QUEUE, KEEP_SECONDS, kickoffIdOfJob, loadBullMQ, queueKeys, subscriberOf } from "./redisQueue.js";
+
+// What a job whose kickoff paused returns: its end is not announced (the pause record in Redis says PAUSED).
+const PAUSED = { crewtsPaused: true } as const;
+const pausedResult = (result: unknown): boolean => typeof result === "object" && result !== null && (result as { crewtsPaused?: unknown }).crewtsPaused === true;
 import { RedisRpmLimiter } from "./RedisRpmLimiter.js";
 
 /** Options of startWorker. */
@@ -75,26 +80,22 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   };
 
   const processor = async (job: Job<KickoffJobData>): Promise<unknown> => {
-    const id = job.id!;
+    const id = job.data.resume?.kickoffId ?? job.id!;
     const log = keys.eventLog(id);
-    const [cancelled, logged] = ((await client.pipeline().exists(keys.cancelled(id)).llen(log).exec()) ?? []).map(([, value]) => Number(value));
-    if (cancelled) throw new UnrecoverableError("The kickoff was cancelled.");
     const abort = new AbortController();
     running.set(id, abort);
+    // A kickoff cancelled before it was taken: checked while the run starts (not a round trip before
+    // it), the run is aborted at once and the job ends as cancelled.
+    const checked = client.exists(keys.cancelled(id)).then((cancelled) => {
+      if (cancelled) abort.abort(new Error("The kickoff was cancelled."));
+    }, () => undefined);
     const { webhooks } = job.data;
     const notifier = WebhookNotifier.wanted(webhooks) ? new WebhookNotifier(id, webhooks) : undefined;
-    // Events are written without waiting: one connection keeps them in order, and the end message
-    // (published on it after the job completes) comes after them. A retry appends to the same log.
-    let next = logged ?? 0;
-    let written: Promise<unknown> = Promise.resolve();
+    // Events are written in batches without waiting: one connection keeps them in order, and the
+    // end message (published on it after the job completes) comes after them. A retry appends to the same log.
+    const relay = new EventRelay(client, { log, channel: keys.eventChannel(id), step: keys.lastStep(id), keepSeconds: KEEP_SECONDS });
     const onEvent = (event: RunEvent): void => {
-      const step = stepOf(event);
-      const message: EventMessage = { i: next++, event };
-      written = Promise.all([
-        client.rpush(log, JSON.stringify(event)),
-        client.publish(keys.eventChannel(id), JSON.stringify(message)),
-        step ? job.updateProgress({ last_step: step }) : undefined,
-      ]).catch(() => undefined);
+      relay.push(event);
       notifier?.event(event);
     };
     // Every kickoff writes checkpoints into a lineage named by its id (in Postgres when
@@ -102,26 +103,47 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
     // its crashed attempt finished are not run again.
     try {
       let fromCheckpoint: string | undefined;
-      if (job.attemptsMade > 0 || job.stalledCounter > 0) {
+      const resume = job.data.resume;
+      // A retried resume job answers its pause again (from the pause's checkpoint or flow state).
+      if (!resume && (job.attemptsMade > 0 || job.stalledCounter > 0)) {
         if (checkpoint) fromCheckpoint = (await checkpointStoreFor(checkpoint).list({ lineage: id })).at(-1)?.id;
         onEvent({ type: "kickoff_retried", attempt: job.attemptsMade + job.stalledCounter + 1, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
       }
-      const start = () => options.controller.start(job.data.inputs, { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) });
+      const runOptions: RunOptions = { signal: abort.signal, onEvent, ...(fromCheckpoint ? { fromCheckpoint } : {}) };
+      const start = () => (resume ? resumeWith(options.controller, resume.paused, resume.feedback, runOptions) : options.controller.start(job.data.inputs, runOptions));
       const checkpointed = () => (checkpoint ? withHostCheckpoints({ lineage: id, config: checkpoint }, start) : start());
       // The kickoff's spans continue the trace of whoever queued it (the server's request).
       const result = await withTraceContext(job.data.trace, checkpointed);
+      await checked;
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
       return result;
     } catch (error) {
+      await checked;
       if (abort.signal.aborted && !shuttingDown) throw new UnrecoverableError("The kickoff was cancelled.");
+      if (error instanceof KickoffPausedError) {
+        // Recorded before the job completes, so /status never sees it as SUCCESS; any worker takes the resume job.
+        const record: PauseRecord = { paused: error.paused, ...(webhooks ? { webhooks } : {}) };
+        await client.set(keys.paused(id), JSON.stringify(record), "EX", KEEP_SECONDS);
+        onEvent({ type: "kickoff_paused", pending: error.paused.pending });
+        await relay.flush();
+        return PAUSED;
+      }
       throw new Error(errorText(error), { cause: error });
     } finally {
       running.delete(id);
-      void Promise.all([written, client.expire(log, KEEP_SECONDS)]).catch(() => undefined);
+      void relay.flush();
+      if (relay.lastStep) lastSteps.set(id, relay.lastStep);
       if (notifier) notifierEnd.set(id, notifier);
     }
   };
 
+  // The last step of each kickoff whose job just ended here, for its end status.
+  const lastSteps = new Map<string, NonNullable<RunStatus["last_step"]>>();
+  const lastStepOf = (id: string): { last_step?: RunStatus["last_step"] } => {
+    const step = lastSteps.get(id);
+    lastSteps.delete(id);
+    return step ? { last_step: step } : {};
+  };
   // The crew webhook is told once the job's outcome is final (after the last retry).
   const notifierEnd = new Map<string, WebhookNotifier>();
   const worker = new Worker<KickoffJobData>(name, processor, {
@@ -133,21 +155,27 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   });
   worker.on("error", (error) => process.stderr.write(`crewts worker: ${error.message}\n`));
   worker.on("completed", (job, result: unknown) => {
-    const status: RunStatus = { state: "SUCCESS", result, ...lastStepOf(job) };
-    void publishEnd(job.id!, status);
-    void notifierEnd.get(job.id!)?.end(status);
-    notifierEnd.delete(job.id!);
+    const id = kickoffIdOfJob(job.id!);
+    const notifier = notifierEnd.get(id);
+    notifierEnd.delete(id);
+    const lastStep = lastStepOf(id);
+    if (pausedResult(result)) return;
+    const status: RunStatus = { state: "SUCCESS", result, ...lastStep };
+    void publishEnd(id, status);
+    void notifier?.end(status);
   });
   worker.on("failed", (job, error) => {
     if (!job) return;
+    const id = kickoffIdOfJob(job.id!);
     const retrying = !(error instanceof UnrecoverableError) && job.attemptsMade < (job.opts.attempts ?? 1);
-    const notifier = notifierEnd.get(job.id!);
-    notifierEnd.delete(job.id!);
+    const notifier = notifierEnd.get(id);
+    notifierEnd.delete(id);
+    const lastStep = lastStepOf(id);
     if (retrying) return;
     void (async () => {
-      const cancelled = (await client.exists(keys.cancelled(job.id!))) > 0;
-      const status: RunStatus = cancelled ? { state: "CANCELLED", ...lastStepOf(job) } : { state: "FAILED", error: job.failedReason, ...lastStepOf(job) };
-      await publishEnd(job.id!, status);
+      const cancelled = (await client.exists(keys.cancelled(id))) > 0;
+      const status: RunStatus = cancelled ? { state: "CANCELLED", ...lastStep } : { state: "FAILED", error: job.failedReason, ...lastStep };
+      await publishEnd(id, status);
       await notifier?.end(status);
     })().catch(() => undefined);
   });
@@ -171,7 +199,7 @@ export async function startWorker(options: KickoffWorkerOptions): Promise<Kickof
   };
 }
 
-function lastStepOf(job: Job): { last_step?: RunStatus["last_step"] } {
-  const progress = job.progress as { last_step?: RunStatus["last_step"] } | number;
-  return typeof progress === "object" && progress?.last_step ? { last_step: progress.last_step } : {};
+function resumeWith(controller: RunController, paused: PauseRecord["paused"], feedback: string, options: RunOptions): Promise<unknown> {
+  if (!controller.resume) throw new TypeError("This worker's controller has no resume(paused, feedback, options): it cannot continue paused kickoffs.");
+  return controller.resume(paused, feedback, options);
 }

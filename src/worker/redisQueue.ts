@@ -17,9 +17,26 @@ export function queueKeys(queue: string) {
     eventLog: (id: string) => `${prefix}:events:${id}`,
     /** Live events of the kickoff, and its end: `{ i, event }` or `{ end: status }`. */
     eventChannel: (id: string) => `${prefix}:events:${id}`,
+    /** The last step the kickoff reached (JSON), for GET /status's last_step. */
+    lastStep: (id: string) => `${prefix}:step:${id}`,
+    /** A paused kickoff: what POST /resume continues (JSON), gone once resumed or cancelled. */
+    paused: (id: string) => `${prefix}:paused:${id}`,
+    /** The job running a resumed kickoff now (absent: the kickoff's own job, whose id is the kickoff id). */
+    currentJob: (id: string) => `${prefix}:job:${id}`,
     /** The shared request window of a crew's llmRateLimit. */
     rateLimit: (name: string) => `${prefix}:rpm:${name}`,
   };
+}
+
+/** The id of a resume job of kickoff `id` (BullMQ ids cannot contain ":"). */
+export function resumeJobId(id: string, n: string): string {
+  return `${id}.resume-${n}`;
+}
+
+/** The kickoff a job runs: its own id, or the kickoff a resume job continues. */
+export function kickoffIdOfJob(jobId: string): string {
+  const at = jobId.lastIndexOf(".resume-");
+  return at < 0 ? jobId : jobId.slice(0, at);
 }
 
 /** How long a finished kickoff's status, events and cancel flag stay in Redis. */

@@ -1,60 +1,20 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventBus } from "../../src/events/index.js";
-import { createServer, type CrewtsServer } from "../../src/serve/createServer.js";
 import { crewController } from "../../src/serve/projectController.js";
 import { FakeLLM, type FakeResponder } from "../../src/testing/index.js";
-import { startWorker, type KickoffWorker } from "../../src/worker/KickoffWorker.js";
-import { QueueRuns } from "../../src/worker/QueueRuns.js";
 import { echoAnswer, threeTaskCrew } from "../serve/crewFixtures.js";
-import { startLocalServices, type LocalServices } from "../services/localServices.js";
+import { parseStream } from "../serve/servedRuns.js";
+import { queueHarness } from "./queueHarness.js";
 
-let services: LocalServices;
-// Workers write their checkpoints here (a lineage per kickoff id), not into the repository.
-const checkpoints = mkdtempSync(join(tmpdir(), "crewts-queue-checkpoints-"));
-beforeAll(async () => {
-  services = await startLocalServices("redis");
-}, 60_000);
-afterAll(async () => {
-  await services?.stop();
-  rmSync(checkpoints, { recursive: true, force: true });
-}, 30_000);
+const harness = queueHarness({ token: "queue-test-token" });
 
-const TOKEN = "queue-test-token";
-let cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-  eventBus.clear();
-});
-
-let queueCount = 0;
 /** A server enqueueing to a fresh queue and a worker (in this process) taking from it. */
 async function setUp(responder: FakeResponder = (m) => echoAnswer(m), latencyMs = 5, options: { attempts?: number } = {}) {
-  const queue = `q${++queueCount}-${process.pid}`;
   const llm = new FakeLLM(responder, { latencyMs });
-  const controller = crewController(() => threeTaskCrew(llm), eventBus);
-  const backend = await QueueRuns.connect(services.redisUrl!, { queue, backoffMs: 20, ...options });
-  const server: CrewtsServer = await createServer({ controller, backend, token: TOKEN });
-  const url = await server.listen({ port: 0 });
-  const worker: KickoffWorker = await startWorker({ controller, redisUrl: services.redisUrl!, queue, concurrency: 4, checkpoint: { location: checkpoints } });
-  cleanup.push(async () => {
-    await worker.close(2_000);
-    await server.close();
-    await backend.close();
-  });
-  const call = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } });
-  const kickoff = async (inputs: Record<string, unknown>, webhooks?: Record<string, string>) =>
-    ((await (await call("/kickoff", { method: "POST", body: JSON.stringify({ inputs, ...(webhooks ? { webhooks } : {}) }) })).json()) as { kickoff_id: string }).kickoff_id;
-  const stream = async (id: string) => {
-    const text = await (await call(`/stream/${id}`)).text();
-    const blocks = text.split("\n\n").filter((b) => b.startsWith("event: "));
-    return blocks.map((b) => ({ type: b.slice(7, b.indexOf("\n")), data: JSON.parse(b.slice(b.indexOf("data: ") + 6)) as Record<string, unknown> }));
-  };
+  const { call, kickoff } = await harness.serve(crewController(() => threeTaskCrew(llm), eventBus), options);
+  const stream = async (id: string) => parseStream(await (await call(`/stream/${id}`)).text());
   return { call, kickoff, stream, llm };
 }
 
@@ -71,6 +31,27 @@ describe("serve with CREWTS_REDIS_URL: kickoffs run by workers through BullMQ", 
     // A subscriber that comes after the end gets the whole log and the end.
     const late = await stream(id);
     expect(late.map((e) => e.type)).toEqual(events.map((e) => e.type));
+  });
+
+  it("gives a subscriber that comes as the kickoff ends every event, once, before the end", async () => {
+    const llm = new FakeLLM((m) => echoAnswer(m));
+    const { backend } = await harness.serve(crewController(() => threeTaskCrew(llm), eventBus));
+    const events = (id: string) =>
+      new Promise<{ types: string[]; end: string }>((resolve) => {
+        const types: string[] = [];
+        void backend.subscribe(id, (e) => types.push(e.type), (status) => resolve({ types, end: status.state }));
+      });
+    // Subscribing right after submitting races the worker: the log read, the status read and the
+    // live messages interleave differently each time.
+    for (let i = 0; i < 25; i++) {
+      const id = `race-${i}`;
+      await backend.submit(id, { inputs: { topic: `t${i}` } });
+      const live = await events(id);
+      const late = await events(id);
+      expect(live.end).toBe("SUCCESS");
+      expect(late.types.length).toBeGreaterThan(0);
+      expect(live.types).toEqual(late.types);
+    }
   });
 
   it("retries a failed run with backoff and succeeds on the next attempt", async () => {
@@ -128,7 +109,7 @@ describe("serve with CREWTS_REDIS_URL: kickoffs run by workers through BullMQ", 
       });
     });
     await new Promise<void>((resolve) => hooks.listen(0, "127.0.0.1", resolve));
-    cleanup.push(async () => void hooks.close());
+    harness.defer(async () => void hooks.close());
     const base = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
     const { kickoff } = await setUp();
     const id = await kickoff({ topic: "wasps" }, { taskWebhookUrl: `${base}/task`, crewWebhookUrl: `${base}/crew` });

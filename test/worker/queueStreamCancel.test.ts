@@ -1,54 +1,21 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventBus } from "../../src/events/index.js";
 import { listCheckpointInfos, loadCheckpoint } from "../../src/runtime/checkpoint/checkpointStores.js";
-import { createServer } from "../../src/serve/createServer.js";
 import { crewController, flowController } from "../../src/serve/projectController.js";
 import type { RunController } from "../../src/serve/types.js";
 import { Flow, listen, start } from "../../src/flow/index.js";
 import { FakeLLM } from "../../src/testing/index.js";
-import { startWorker } from "../../src/worker/KickoffWorker.js";
-import { QueueRuns } from "../../src/worker/QueueRuns.js";
 import { echoAnswer, threeTaskCrew } from "../serve/crewFixtures.js";
 import { modelStuckOnDraft, nextCrewFailure, parseStream } from "../serve/servedRuns.js";
-import { startLocalServices, type LocalServices } from "../services/localServices.js";
+import { queueHarness } from "./queueHarness.js";
 
 // Through a real Redis queue: the worker's chunks reach /stream, /cancel reaches the worker's run, and a retried kickoff resumes from its checkpoint.
-let services: LocalServices;
-const location = mkdtempSync(join(tmpdir(), "crewts-queued-checkpoints-"));
-beforeAll(async () => {
-  services = await startLocalServices("redis");
-}, 60_000);
-afterAll(async () => {
-  await services?.stop();
-  rmSync(location, { recursive: true, force: true });
-}, 30_000);
+const harness = queueHarness({ token: "queue-stream-token" });
+const location = harness.checkpoints;
 
-const TOKEN = "queue-stream-token";
-let cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-  eventBus.clear();
-});
-
-let queueCount = 0;
 async function setUp(llm: FakeLLM, controller: RunController = crewController(() => threeTaskCrew(llm), eventBus)) {
-  const queue = `sc${++queueCount}-${process.pid}`;
-  const backend = await QueueRuns.connect(services.redisUrl!, { queue, backoffMs: 20 });
-  const server = await createServer({ controller, backend, token: TOKEN });
-  const url = await server.listen({ port: 0 });
-  const worker = await startWorker({ controller, redisUrl: services.redisUrl!, queue, concurrency: 4, checkpoint: { location } });
-  cleanup.push(async () => {
-    await worker.close(2_000);
-    await server.close();
-    await backend.close();
-  });
-  const call = (path: string, init: RequestInit = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" } });
-  const kickoff = async (inputs: Record<string, unknown>) => ((await (await call("/kickoff", { method: "POST", body: JSON.stringify({ inputs }) })).json()) as { kickoff_id: string }).kickoff_id;
+  const { call, kickoff } = await harness.serve(controller);
   return { call, kickoff };
 }
 

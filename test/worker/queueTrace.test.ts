@@ -1,40 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { eventBus } from "../../src/events/index.js";
 import { createServer } from "../../src/serve/createServer.js";
 import { crewController } from "../../src/serve/projectController.js";
 import { FakeLLM } from "../../src/testing/index.js";
 import type { DisableTracing } from "../../src/tracing/index.js";
-import { startWorker } from "../../src/worker/KickoffWorker.js";
-import { QueueRuns } from "../../src/worker/QueueRuns.js";
 import { echoAnswer, threeTaskCrew } from "../serve/crewFixtures.js";
 import { parseStream } from "../serve/servedRuns.js";
-import { startLocalServices, type LocalServices } from "../services/localServices.js";
 import { traceToMemory } from "../tracing/helpers.js";
+import { queueHarness } from "./queueHarness.js";
 
 // The caller's trace continues in the kickoff's spans: serve -> (queue ->) worker -> crew.kickoff.
-let services: LocalServices;
-const location = mkdtempSync(join(tmpdir(), "crewts-trace-checkpoints-"));
-beforeAll(async () => {
-  services = await startLocalServices("redis");
-}, 60_000);
-afterAll(async () => {
-  await services?.stop();
-  rmSync(location, { recursive: true, force: true });
-}, 30_000);
-
+const harness = queueHarness({ token: "trace-token" });
 const TOKEN = "trace-token";
-let cleanup: (() => Promise<void>)[] = [];
+const location = harness.checkpoints;
 let disable: DisableTracing | undefined;
 afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
   await disable?.();
   disable = undefined;
-  eventBus.clear();
 });
 
 async function kickoffTraced(url: string): Promise<{ traceId: string; spanId: string; end: Record<string, unknown> }> {
@@ -50,17 +33,8 @@ describe("trace context from the server's request to the kickoff's spans", () =>
   it("continues the request's trace in the worker's crew.kickoff span, through the queue", async () => {
     const t = await traceToMemory();
     disable = t.disable;
-    const queue = `trace-${process.pid}`;
     const controller = crewController(() => threeTaskCrew(new FakeLLM((m) => echoAnswer(m))), eventBus);
-    const backend = await QueueRuns.connect(services.redisUrl!, { queue });
-    const server = await createServer({ controller, backend, token: TOKEN });
-    const url = await server.listen({ port: 0 });
-    const worker = await startWorker({ controller, redisUrl: services.redisUrl!, queue, checkpoint: { location } });
-    cleanup.push(async () => {
-      await worker.close(2_000);
-      await server.close();
-      await backend.close();
-    });
+    const { url } = await harness.serve(controller);
     const { traceId, spanId, end } = await kickoffTraced(url);
     expect(end.state).toBe("SUCCESS");
     const kickoff = t.spans().find((s) => s.name === "crew.kickoff")!;
@@ -75,7 +49,7 @@ describe("trace context from the server's request to the kickoff's spans", () =>
     disable = t.disable;
     const server = await createServer({ crew: () => threeTaskCrew(new FakeLLM((m) => echoAnswer(m))), token: TOKEN, checkpoint: { location } });
     const url = await server.listen({ port: 0 });
-    cleanup.push(() => server.close());
+    harness.defer(() => server.close());
     const { traceId, spanId } = await kickoffTraced(url);
     const kickoff = t.spans().find((s) => s.name === "crew.kickoff")!;
     expect(kickoff.spanContext().traceId).toBe(traceId);

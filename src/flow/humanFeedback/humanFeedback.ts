@@ -7,7 +7,8 @@ import { methodSpecOf, recordMethodSpec } from "../FlowMethodSpec.js";
 import { collapseToOutcome } from "./collapse.js";
 import { feedbackHistoryOf, feedbackHostOf } from "./host.js";
 import { asText, distilLessons, preReview, recallLessons, storeLessons } from "./lessons.js";
-import { HumanFeedbackError, type HumanFeedbackOptions, type HumanFeedbackResult, type PendingFeedbackContext } from "./types.js";
+import { hostPausesForInput } from "../../runtime/hostPauses.js";
+import { HumanFeedbackError, HumanFeedbackPending, type HumanFeedbackOptions, type HumanFeedbackResult, type PendingFeedbackContext } from "./types.js";
 
 /** A decorator that replaces the method with one asking for feedback on its output. */
 export type HumanFeedbackDecorator = <This, Args extends unknown[], Ret>(
@@ -111,7 +112,8 @@ async function askForFeedback(flow: object, methodName: string, output: unknown,
     eventBus.emit("human_feedback_requested", { flowName: flowNameOf(flow, def), flowId: context.flowId, methodName, message: context.message, output: shown, emit: context.emit });
   }
   // A provider throwing HumanFeedbackPending pauses the run: the flow's kickoff catches it.
-  const feedback = config.provider ? await config.provider.requestFeedback(context, flow) : await askTerminal(context);
+  // A served run (crewts serve or worker) without a provider pauses until POST /resume.
+  const feedback = config.provider ? await config.provider.requestFeedback(context, flow) : hostPausesForInput() ? pauseForHost(context) : await askTerminal(context);
   return completeFeedback(flow, context, String(feedback ?? ""), config);
 }
 
@@ -129,6 +131,10 @@ export async function completeFeedback(flow: object, context: PendingFeedbackCon
     await storeLessons(feedbackHostOf(flow)?.lessonBackend(), context.flowClass, context.methodName, lessons).catch(() => undefined);
   }
   return result;
+}
+
+function pauseForHost(context: PendingFeedbackContext): never {
+  throw new HumanFeedbackPending({ context });
 }
 
 /** Reads feedback on the terminal (CrewAI's console provider); without one, fails at once instead of hanging. */

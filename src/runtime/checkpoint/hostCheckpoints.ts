@@ -34,3 +34,10 @@ export function claimHostCheckpoints(): HostCheckpoints | undefined {
   request.claimed = true;
   return request.checkpoints;
 }
+
+/** The host's request without claiming it (`crew.resume` reads its checkpoint where the host keeps them). */
+export function peekHostCheckpoints(): HostCheckpoints | undefined {
+  if (!asked) return undefined;
+  const request = requests.getStore();
+  return request && !request.claimed ? request.checkpoints : undefined;
+}
