@@ -296,10 +296,27 @@ export class Agent {
    * Fold its usage back with `absorbRun`.
    */
   copyForRun(): Agent {
-    const copied = this.copy();
-    (copied as { id: string }).id = this.id;
-    // maxRpm holds for the agent across all its runs.
-    if (this.rpmLimiter) copied.rpmLimiter = this.rpmLimiter;
+    // A subclass may hold state a shallow clone would miss (#private fields): it is copied as a whole.
+    if (Object.getPrototypeOf(this) !== Agent.prototype) {
+      const copied = this.copy();
+      (copied as { id: string }).id = this.id;
+      // maxRpm holds for the agent across all its runs.
+      if (this.rpmLimiter) copied.rpmLimiter = this.rpmLimiter;
+      return copied;
+    }
+    // A run changes only its texts, its usage and what its crew lends it, so a shallow clone is enough
+    // (no options checked or LLM resolved again): it shares the options, LLM, limiter and knowledge,
+    // and starts with its own usage and nothing lent.
+    // A literal with __proto__ and a spread keeps fast properties (Object.assign onto Object.create does not).
+    const copied = { __proto__: Agent.prototype, ...this } as unknown as Agent;
+    (copied as { usageMetrics: UsageMetrics }).usageMetrics = emptyUsageMetrics();
+    copied.tools = [...this.tools];
+    copied.toolsCache = undefined;
+    copied.crewRpmLimiter = undefined;
+    copied.crewStepCallback = undefined;
+    copied.crewKnowledge = undefined;
+    copied.crewMemory = undefined;
+    copied.crewMcp = undefined;
     return copied;
   }
 
