@@ -9,6 +9,7 @@ import { FINAL_ANSWER_ACTION, OutputParserError, plainAnswer, readReply } from "
 import { prompts } from "./prompts.js";
 import type { RequestLimiter } from "./requestLimiters.js";
 import type { AgentLogStep } from "../events/types.js";
+import { waitForTurn } from "../runtime/turnPacing.js";
 
 /** One step of an agent, as passed to `stepCallback` (the payload of the agent_logs_execution event). */
 export type AgentStep = AgentLogStep;
@@ -67,6 +68,9 @@ export class AgentExecutor {
       const result = await this.ask(config.nativeTools ? { tools: config.runner.toolSpecs() } : {});
       this.iterations++;
       if (!result) continue; // the history was summarized; ask again
+      // Thousands of runs answered at once go on a few hundred per turn of the event loop.
+      const turn = waitForTurn();
+      if (turn) await turn;
       // A model that answers with native tool calls is in native mode from then on, even if the
       // agent offered the text protocol (scripted models and some servers do this).
       if (result.toolCalls?.length) this.native = true;

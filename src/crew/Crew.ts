@@ -28,20 +28,22 @@ import { RunMembers } from "./RunMembers.js";
 import { mapConcurrent } from "./mapConcurrent.js";
 import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
-import { DISCARDED_OUTPUTS, prepareReplay, ReplayRecorder } from "./replay.js";
+import { DISCARDED_OUTPUTS, ReplayRecorder } from "./replay.js";
+import { prepareStoredRun, type RunMode, type StoredRun } from "./storedRun.js";
 import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
 import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
 import { copyMembers } from "./copyMembers.js";
 import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
-import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints, loadCrewResume, type CrewResume } from "./crewCheckpoints.js";
+import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints } from "./crewCheckpoints.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { HumanInputPending } from "../runtime/humanInputPending.js";
 import { kickoffCheckpointConfig, resumePausedCrew } from "./crewPause.js";
 import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
-import { claimHostCheckpoints, type HostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
+import { claimHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
+import { waitForTurn } from "../runtime/turnPacing.js";
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -129,9 +131,12 @@ export class Crew<T = unknown> {
   kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<CrewOutput<T>>;
   async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput<T> | StreamingOutput<CrewOutput<T>>> {
     if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
+    // Thousands started in one loop start a few hundred per turn of the event loop (see waitForTurn).
+    const turn = waitForTurn();
+    if (turn) await turn;
     const hooks = this.options.hooks;
     const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
-    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, async () => (await this.run(inputs, {}, mode)) as CrewOutput<T>);
+    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, () => this.run(inputs, {}, mode) as Promise<CrewOutput<T>>);
   }
 
   /**
@@ -286,29 +291,30 @@ export class Crew<T = unknown> {
   }
 
   /** One kickoff; `execute` and `mode` let replay start part-way (see ExecuteTasksOptions). */
-  private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
+  private run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
     // This kickoff's own copies of the agents and tasks (kickoffForEach's crew copies are already its own).
     const members = new RunMembers(this.agents, this.tasks, this.runsInPlace);
     // A host (crewts serve or worker) may ask for checkpoints in a lineage of its own.
     const host = claimHostCheckpoints();
     if (host) mode = { ...mode, host };
-    try {
-      if (mode.replayTaskId !== undefined) {
-        const { startIndex, storedInputs } = await prepareReplay(this.taskOutputStore, mode.replayTaskId, members.tasks);
-        return await this.runMembers(members, inputs ?? storedInputs, { ...execute, startIndex }, mode);
-      }
-      if (mode.fromCheckpoint !== undefined) {
-        const resume = await loadCrewResume(mode.fromCheckpoint, this.checkpointConfig ?? host?.config, members.tasks, this.name);
-        const stored = resume.checkpoint.inputs;
-        const given = inputs !== undefined && Object.keys(inputs).length > 0;
-        return await this.runMembers(members, given ? inputs : stored, { ...execute, restored: resume.restored }, { ...mode, resume, beforeKickoff: given });
-      }
-      return await this.runMembers(members, inputs, execute, mode);
-    } finally {
-      members.absorb();
-    }
+    // A plain kickoff goes straight on (one async frame less for each of many kickoffs in flight).
+    if (mode.replayTaskId === undefined && mode.fromCheckpoint === undefined) return this.runMembers(members, inputs, execute, mode);
+    return this.runStoredMembers(members, inputs, execute, mode);
   }
 
+  /** A replay or a resumed kickoff: what was stored is loaded first (see prepareStoredRun). */
+  private async runStoredMembers(members: RunMembers, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<CrewOutput> {
+    let start: StoredRun;
+    try {
+      start = await prepareStoredRun(members, inputs, execute, mode, { store: this.taskOutputStore, checkpointConfig: this.checkpointConfig, crewName: this.name });
+    } catch (error) {
+      members.absorb();
+      throw error;
+    }
+    return this.runMembers(members, start.inputs, start.execute, start.mode);
+  }
+
+  /** Runs the kickoff on `members`; they give back what they did once it ends, however it ends. */
   private async runMembers(members: RunMembers, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<CrewOutput> {
     const replaying = mode.replayTaskId !== undefined;
     const knowledge = this.crewKnowledge();
@@ -373,11 +379,15 @@ export class Crew<T = unknown> {
       }
       throw error;
     } finally {
-      scope.release();
-      await scope.closeConnections();
-      // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
-      if (memory) await flushMemories(memory);
-      await releaseVerbose?.();
+      try {
+        scope.release();
+        await scope.closeConnections();
+        // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
+        if (memory) await flushMemories(memory);
+        await releaseVerbose?.();
+      } finally {
+        members.absorb();
+      }
     }
   }
 
@@ -454,17 +464,4 @@ export class Crew<T = unknown> {
     const callback = this.options.taskCallback;
     if (callback && callback !== task.options.callback) await callback(output);
   }
-}
-
-/** How `run` treats a kickoff: a replay keeps the stored outputs; hooks may be skipped for stored inputs. */
-interface RunMode {
-  /** Replay the latest kickoff from this task on. */
-  replayTaskId?: string;
-  /** Resume from this checkpoint (an id or a JSON file); `resume` is it, once loaded. */
-  fromCheckpoint?: string;
-  resume?: CrewResume;
-  /** Checkpoints the host running the kickoff asked for. */
-  host?: HostCheckpoints;
-  /** Run the before-kickoff hooks on the inputs (default true). */
-  beforeKickoff?: boolean;
 }
