@@ -15,9 +15,12 @@ const gc = (globalThis as { gc?: () => void }).gc;
 
 let onAllInFlight: (() => void) | undefined;
 let calls = 0;
+// When the first model call of the batch started: no run has finished while less than LATENCY has passed since.
+let firstCallAt = 0;
 const llm = new FakeLLM(
   () => {
-    if (++calls === RUNS) setImmediate(() => onAllInFlight?.());
+    if (++calls === 1) firstCallAt = performance.now();
+    if (calls === RUNS) setImmediate(() => onAllInFlight?.());
     return "Thought: I have it\nFinal Answer: done";
   },
   { latencyMs: LATENCY, usage: { promptTokens: 10, completionTokens: 5 }, record: false },
@@ -36,7 +39,9 @@ if (mode === "heap") {
   gc?.();
   const before = process.memoryUsage().heapUsed;
   let peak = 0;
+  let allInFlight = false;
   onAllInFlight = () => {
+    allInFlight = performance.now() - firstCallAt < LATENCY;
     gc?.();
     gc?.();
     peak = process.memoryUsage().heapUsed;
@@ -45,7 +50,7 @@ if (mode === "heap") {
   const outputs = await Promise.all(inputs.map((input) => crew.kickoff(input)));
   gc?.();
   const after = process.memoryUsage().heapUsed;
-  console.log(JSON.stringify({ mode, runs: RUNS, outputs: outputs.length, calls, gc: gc !== undefined, before, peak, after }));
+  console.log(JSON.stringify({ mode, runs: RUNS, outputs: outputs.length, calls, gc: gc !== undefined, allInFlight, before, peak, after }));
 } else {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();

@@ -18,7 +18,8 @@ import { CrewOutput } from "./CrewOutput.js";
 import { crewOptionsSchema, type CrewOptions, type ForEachOptions, type KickoffInputs } from "./CrewOptions.js";
 import { CrewReplayError, CrewValidationError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
-import { createMemorySet, flushMemories, rememberTask, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
+import { createMemorySet, flushMemories, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
+import { CrewTaskHooks } from "./CrewTaskHooks.js";
 import { enabledMemories, type KickoffMemory, type MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
@@ -30,7 +31,7 @@ import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
 import { DISCARDED_OUTPUTS, ReplayRecorder } from "./replay.js";
 import { prepareStoredRun, type RunMode, type StoredRun } from "./storedRun.js";
-import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
+import { executeTasks, sequentialAssignment, type ExecuteTasksOptions } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
 import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { validateCrew } from "./validation.js";
@@ -410,29 +411,15 @@ export class Crew<T = unknown> {
     return [...agents];
   }
 
-  private async runProcess(
+  private runProcess(
     members: RunMembers,
     scope: KickoffScope,
     execute: ExecuteTasksOptions,
     inputs: KickoffInputs,
-    {
-      recorder,
-      replaying,
-      memory,
-      checkpoints,
-      kickoffId,
-    }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined; checkpoints: CrewRunCheckpoints | undefined; kickoffId: string },
+    { recorder, replaying, memory, checkpoints, kickoffId }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined; checkpoints: CrewRunCheckpoints | undefined; kickoffId: string },
   ): Promise<TaskOutput[]> {
     const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
-    const plain: TaskRunHooks = {
-      onTaskCompleted: async (task, output) => {
-        if (memory) rememberTask(memory, task, output, { crewId: this.id, kickoffId, agents: [...members.participants(), ...(manager ? [manager] : [])] });
-        await this.afterTask(task, output);
-      },
-      // Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log).
-      onTaskOutput: (task, output, index) =>
-        recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),
-    };
+    const plain = new CrewTaskHooks({ crewId: this.id, kickoffId, inputs, replaying, recorder, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback });
     const hooks = checkpoints ? checkpoints.wrap(plain) : plain;
     const runOptions = { ...execute, source: { crewId: this.id, kickoffId } };
     if (manager) {
@@ -450,18 +437,5 @@ export class Crew<T = unknown> {
       ...(this.options.verbose !== undefined ? { verbose: this.options.verbose } : {}),
     });
     return this.manager;
-  }
-
-  private async afterTask(task: Task, output: TaskOutput): Promise<void> {
-    await this.logFile?.append({
-      ...(task.name !== undefined ? { taskName: task.name } : {}),
-      task: task.description,
-      agent: task.agent?.role ?? output.agent,
-      status: "completed",
-      output: output.raw,
-    });
-    // As CrewAI: the crew's callback runs after every task, after the task's own callback.
-    const callback = this.options.taskCallback;
-    if (callback && callback !== task.options.callback) await callback(output);
   }
 }
