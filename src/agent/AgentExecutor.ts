@@ -125,7 +125,10 @@ export class AgentExecutor {
       return undefined;
     }
     try {
-      return await this.call(this.messages, extra);
+      // Sent from here, not through call(): one async frame less for each run waiting on its model.
+      const result = await this.send(this.messages, extra);
+      addToUsageMetrics(this.usage, result.usage);
+      return result;
     } catch (error) {
       if (!(error instanceof LLMContextLengthExceededError)) throw error;
       await this.handleContextOverflow();
@@ -134,16 +137,26 @@ export class AgentExecutor {
   }
 
   private async call(messages: ChatMessage[], extra: Partial<LLMCallOptions> = {}): Promise<LLMResult> {
+    const result = await this.send(messages, extra);
+    addToUsageMetrics(this.usage, result.usage);
+    return result;
+  }
+
+  /** One request to the model, once the request limiters (if any) let it go; the caller counts its usage. */
+  private send(messages: ChatMessage[], extra: Partial<LLMCallOptions>, limited = true): Promise<LLMResult> {
     const { config } = this;
-    for (const limiter of config.rpm ?? []) await limiter.acquire(config.signal);
+    if (limited && config.rpm?.length) return this.sendWhenAllowed(config.rpm, messages, extra);
     const options: LLMCallOptions = { source: config.source, ...extra };
     if (config.stop.length > 0) options.stop = config.stop;
     if (config.signal) options.signal = config.signal;
     if (config.stream) options.stream = true;
     if (config.onToken) options.onToken = config.onToken;
-    const result = await callModel(config.llm, messages, options, config.source, this.iterations);
-    addToUsageMetrics(this.usage, result.usage);
-    return result;
+    return callModel(config.llm, messages, options, config.source, this.iterations);
+  }
+
+  private async sendWhenAllowed(limiters: RequestLimiter[], messages: ChatMessage[], extra: Partial<LLMCallOptions>): Promise<LLMResult> {
+    for (const limiter of limiters) await limiter.acquire(this.config.signal);
+    return this.send(messages, extra, false);
   }
 
   private async forceFinalAnswer(): Promise<string> {
