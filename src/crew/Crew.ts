@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import type { Agent } from "../agent/Agent.js";
-import { RpmLimiter } from "../agent/RpmLimiter.js";
-import { sharedRequestLimiter, type RequestLimiter } from "../agent/requestLimiters.js";
+import type { RequestLimiter } from "../agent/requestLimiters.js";
 import { eventBus } from "../events/EventBus.js";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge, type KnowledgeConfig, type KnowledgeResult } from "../knowledge/Knowledge.js";
-import { matchCrew, VerbosePrinter } from "../events/VerbosePrinter.js";
 import { hideSecrets } from "../llm/hideSecrets.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { defaultTaskOutputStore } from "../stores/defaultStores.js";
@@ -15,17 +13,17 @@ import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
 import { CrewOutput } from "./CrewOutput.js";
-import { crewOptionsSchema, type CrewOptions, type ForEachOptions, type KickoffInputs } from "./CrewOptions.js";
-import { CrewReplayError, CrewValidationError } from "./errors.js";
+import type { CrewOptions, ForEachOptions, KickoffInputs } from "./CrewOptions.js";
+import { CrewReplayError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
 import { createMemorySet, flushMemories, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
 import { CrewTaskHooks } from "./CrewTaskHooks.js";
-import { enabledMemories, type KickoffMemory, type MemorySet } from "../memory/MemorySet.js";
+import type { KickoffMemory, MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
 import { runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
 import { KickoffScope } from "./KickoffScope.js";
-import { RunMembers } from "./RunMembers.js";
+import { participantsOf, RunMembers } from "./RunMembers.js";
 import { mapConcurrent } from "./mapConcurrent.js";
 import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
@@ -34,7 +32,8 @@ import { prepareStoredRun, type RunMode, type StoredRun } from "./storedRun.js";
 import { executeTasks, sequentialAssignment, type ExecuteTasksOptions } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
 import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
-import { validateCrew } from "./validation.js";
+import { checkCrewOptions, validateCrew } from "./validation.js";
+import { closeCrewStores, crewRequestLimiter, showKickoff } from "./crewResources.js";
 import { copyMembers } from "./copyMembers.js";
 import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints } from "./crewCheckpoints.js";
@@ -93,11 +92,7 @@ export class Crew<T = unknown> {
   constructor(options: CrewOptions) {
     // Copies of a valid crew skip validation (kickoffForEach makes one per input).
     const trusted = isTrustedConstruction();
-    const parsed = trusted ? undefined : crewOptionsSchema.safeParse(options);
-    if (parsed && !parsed.success) {
-      const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
-      throw new CrewValidationError(`Invalid Crew options: ${issues.join("; ")}.`, "invalid_options");
-    }
+    if (!trusted) checkCrewOptions(options);
     // Kept as given, but embedder and Mem0 keys in them must not show when the crew is logged or serialized.
     this.options = hideSecrets(options);
     this.name = options.name ?? "crew";
@@ -106,11 +101,7 @@ export class Crew<T = unknown> {
     this.process = options.process ?? Process.sequential;
     if (!trusted) validateCrew({ agents: this.agents, tasks: this.tasks, process: this.process, managerLLM: options.managerLLM, managerAgent: options.managerAgent });
     // llmRateLimit is held across every crew of this name (across workers too, under crewts worker); maxRpm per crew.
-    this.rpmLimiter = options.llmRateLimit
-      ? sharedRequestLimiter(this.name, options.llmRateLimit.requestsPerMinute)
-      : options.maxRpm !== undefined
-        ? new RpmLimiter(options.maxRpm)
-        : undefined;
+    this.rpmLimiter = crewRequestLimiter(this.name, options);
     this.logFile = options.outputLogFile ? new TaskLogFile(options.outputLogFile) : undefined;
     this.checkpointConfig = checkpointConfigOf(options.checkpoint);
     this.taskOutputStore = options.taskOutputStore ?? defaultTaskOutputStore(this.name);
@@ -245,16 +236,8 @@ export class Crew<T = unknown> {
    * handles are pooled and also close by themselves when idle). The crew stays usable: a later
    * kickoff opens what it needs again.
    */
-  async close(): Promise<void> {
-    const closing: Promise<unknown>[] = [this.taskOutputStore.close()];
-    for (const { memory } of enabledMemories(this.memories)) closing.push(memory.close());
-    if (this.knowledge) closing.push(this.knowledge.close());
-    for (const agent of this.participants()) {
-      const knowledge = agent.knowledgeBase();
-      if (knowledge) closing.push(knowledge.close());
-    }
-    const failures = (await Promise.allSettled(closing)).flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
-    if (failures.length > 0) throw new AggregateError(failures, `Crew '${this.name}' could not close ${failures.length} of its stores.`);
+  close(): Promise<void> {
+    return closeCrewStores(this.name, { taskOutputStore: this.taskOutputStore, memories: this.memories, knowledge: this.knowledge, agents: this.participants() });
   }
 
   /**
@@ -329,14 +312,7 @@ export class Crew<T = unknown> {
     });
     const source = { crewId: this.id, crewName: this.name, kickoffId: randomUUID() };
     // verbose: the live account of this kickoff, also written to the output log file when there is one.
-    const logFile = this.logFile;
-    const releaseVerbose = this.options.verbose
-      ? VerbosePrinter.acquire({
-          key: this.id,
-          match: matchCrew(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])]),
-          ...(logFile ? { onRecord: (r) => logFile.appendRecord(r) } : {}),
-        })
-      : undefined;
+    const releaseVerbose = this.options.verbose ? showKickoff(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])], this.logFile) : undefined;
     let checkpoints: CrewRunCheckpoints | undefined;
     try {
       const finalInputs = mode.beforeKickoff === false ? inputs : await runBeforeKickoff(this.options.beforeKickoff, inputs, this.name);
@@ -406,9 +382,7 @@ export class Crew<T = unknown> {
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */
   private participants(): Agent[] {
-    const agents = new Set(this.agents);
-    for (const task of this.tasks) if (task.agent) agents.add(task.agent);
-    return [...agents];
+    return participantsOf(this.agents, this.tasks);
   }
 
   private runProcess(
@@ -431,11 +405,6 @@ export class Crew<T = unknown> {
 
   /** The manager of a hierarchical crew (made on first use); each kickoff works on its own copy of it. */
   private managerAgent(): Agent {
-    this.manager ??= createManagerAgent({
-      ...(this.options.managerAgent ? { managerAgent: this.options.managerAgent } : {}),
-      ...(this.options.managerLLM !== undefined ? { managerLLM: this.options.managerLLM } : {}),
-      ...(this.options.verbose !== undefined ? { verbose: this.options.verbose } : {}),
-    });
-    return this.manager;
+    return (this.manager ??= createManagerAgent(this.options));
   }
 }
