@@ -23,6 +23,8 @@ interface TimeResult {
   outputs: number;
   calls: number;
   ms: number;
+  /** CPU time of the process over the batch (user + system, garbage collection threads included). */
+  cpuMs: number;
   delayP99Ms: number;
   delayMaxMs: number;
 }
@@ -114,11 +116,11 @@ export async function inFlightScenarios(config: BenchConfig): Promise<ScenarioRe
         `this process's model answers after ${HEAP_LATENCY_MS / 1000} s, so that a loaded machine still starts every run before the first finishes). ` +
         `${rounds} round(s); medians in the table above.`,
       markdownTable(
-        ["round", "wall time", "event-loop delay p99 / max", "heap before", "heap with all in flight", "per run", "heap after"],
+        ["round", "wall time", "CPU per kickoff", "event-loop delay p99 / max", "heap before", "heap with all in flight", "per run", "heap after"],
         times.map((t, i) => {
           const h = heaps[i] as HeapResult;
           const peak = `${mb(h.peak)}${h.allInFlight ? "" : " (some runs had finished)"}`;
-          return [String(i + 1), formatMs(t.ms), `${formatMs(t.delayP99Ms)} / ${formatMs(t.delayMaxMs)}`, mb(h.before), peak, `${((h.peak - h.before) / RUNS / 1024).toFixed(1)} KB`, mb(h.after)];
+          return [String(i + 1), formatMs(t.ms), `${((t.cpuMs * 1000) / RUNS).toFixed(0)} µs`, `${formatMs(t.delayP99Ms)} / ${formatMs(t.delayMaxMs)}`, mb(h.before), peak, `${((h.peak - h.before) / RUNS / 1024).toFixed(1)} KB`, mb(h.after)];
         }),
       ),
     ],
