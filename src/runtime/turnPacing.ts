@@ -4,6 +4,10 @@
 // whole batch: timers, sockets and health checks would wait that long. So after TURN_BUDGET such steps in
 // one turn, further ones wait for a later turn, TURN_BUDGET at a time. A handful of runs never waits.
 
+// The timers module's own setImmediate: fake timers in the user's tests replace the global one, and a turn
+// that never ended would leave every later step waiting.
+import { setImmediate } from "node:timers";
+
 /** Steps (a kickoff's start, a run going on after its model answered) done in one turn of the event loop before the next ones wait. */
 export const TURN_BUDGET = 256;
 

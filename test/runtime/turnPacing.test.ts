@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/index.js";
 import { Crew } from "../../src/crew/index.js";
 import { TURN_BUDGET, waitForTurn } from "../../src/runtime/turnPacing.js";
@@ -28,6 +28,18 @@ describe("waitForTurn", () => {
     expect(order).toEqual(Array.from({ length: TURN_BUDGET * 3 }, (_, i) => i));
     expect(immediate).toBeGreaterThanOrEqual(TURN_BUDGET);
     expect(immediate).toBeLessThan(TURN_BUDGET * 3);
+  });
+
+  it("still ends its turns under fake timers (a test of the user's that fakes setImmediate)", async () => {
+    await nextTurn();
+    vi.useFakeTimers();
+    try {
+      const waits = Array.from({ length: TURN_BUDGET * 2 }, () => waitForTurn()).filter((turn) => turn !== undefined);
+      expect(waits).toHaveLength(TURN_BUDGET);
+      await Promise.all(waits);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("never makes a handful of steps wait", async () => {
