@@ -225,3 +225,5 @@ export {
   type PendingFeedbackContext,
 } from "./flow/humanFeedback/types.js";
 export { HumanInputPending } from "./runtime/humanInputPending.js";
+export type { CrewPauseInfo } from "./flow/humanFeedback/crewPause.js";
+export type { AgentRunState } from "./runtime/agentRunState.js";

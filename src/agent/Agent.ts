@@ -20,13 +20,11 @@ import { isTrustedConstruction, withTrustedConstruction } from "../tools/trusted
 import { unknownOptionMessage } from "../tools/unknownOption.js";
 import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
 import { AgentOutput } from "./AgentOutput.js";
-import { agentOptionsSchema, formatDate, type AgentOptions } from "./AgentOptions.js";
+import { agentOptionsSchema, type AgentOptions } from "./AgentOptions.js";
 import { AgentConfigError, AgentTimeoutError, ContextWindowExceededError } from "./errors.js";
-import { retrieveKnowledge } from "./knowledgeRetrieval.js";
 import { convertToSchema, schemaToJsonText } from "./OutputConverter.js";
 import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.js";
 import { prompts } from "./prompts.js";
-import { planBeforeActing } from "./reasoning.js";
 import { RpmLimiter } from "./RpmLimiter.js";
 import { HookBlockedError } from "../hooks/HookBlockedError.js";
 import { runKickoff, streamKickoff } from "../runtime/kickoffRun.js";
@@ -34,6 +32,14 @@ import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { currentRun, eitherSignal } from "../runtime/runContext.js";
 import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 import type { RequestLimiter } from "./requestLimiters.js";
+import { AgentRunCheckpoints, resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
+import { addTaskContext, hasTaskContext } from "./taskPromptContext.js";
+import { withObservationMemory } from "./observationMemory.js";
+import { agentRunKey, recordPausedRun } from "../runtime/agentRunState.js";
+import { hasHumanInputProvider } from "../runtime/humanInput.js";
+import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
+import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
+import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
 
 const warned = new Set<string>();
 
@@ -80,6 +86,8 @@ export class Agent {
   /** Set by training: guidance added to the system prompt. */
   trainedInstructions?: string;
   readonly options: Readonly<AgentOptions>;
+  /** Where and when a standalone kickoff writes checkpoints (undefined: none). */
+  readonly checkpointConfig: CheckpointConfig | undefined;
   private rpmLimiter?: RpmLimiter;
   private readonly embedder?: Embedder;
 
@@ -112,6 +120,7 @@ export class Agent {
     }
     if (options.maxExecutionTime !== undefined) this.maxExecutionTime = options.maxExecutionTime;
     if (options.embedder !== undefined) this.embedder = resolveEmbedder(options.embedder);
+    this.checkpointConfig = checkpointConfigOf(options.checkpoint);
     for (const key of ["guardrail"] as const) {
       if (options[key] !== undefined && !warned.has(key)) {
         warned.add(key);
@@ -130,26 +139,33 @@ export class Agent {
    * Like executeTask, with the executor's full result (usage, history). Used by Task and Crew.
    * `usage`, when given, also receives every token this call spends (knowledge, reasoning, the loop).
    */
-  executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}, usage?: UsageMetrics): Promise<ExecutorResult> {
+  executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}, usage?: UsageMetrics, loop?: AgentLoopControl): Promise<ExecutorResult> {
     // Nothing to show or connect: straight to the run (one async frame less per run in flight).
-    if (!this.verbose && !this.crewMcp && !this.options.mcps?.length) return this.runTask(task, context, tools, source, usage, undefined);
-    return this.executeTaskShown(task, context, tools, source, usage);
+    if (!this.verbose && !this.crewMcp && !this.options.mcps?.length) return this.runTask(task, context, tools, source, usage, undefined, loop);
+    return this.executeTaskShown(task, context, tools, source, usage, loop);
   }
 
-  private async executeTaskShown(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, usage: UsageMetrics | undefined): Promise<ExecutorResult> {
+  private async executeTaskShown(
+    task: AgentTask,
+    context: string | undefined,
+    tools: BaseTool[] | undefined,
+    source: CallSource,
+    usage: UsageMetrics | undefined,
+    loop: AgentLoopControl | undefined,
+  ): Promise<ExecutorResult> {
     // A verbose agent shows its own run, unless a verbose crew already shows it.
     const release = this.verbose ? VerbosePrinter.acquire({ key: this.id, match: (s) => s.agentId === this.id, unlessCovered: { ...source, agentId: this.id } }) : undefined;
     // Outside a crew's kickoff the agent's MCP connections last for this one execution.
     const ownMcp = !this.crewMcp && this.options.mcps?.length ? new MCPSession() : undefined;
     try {
-      return await this.runTask(task, context, tools, source, usage, ownMcp ?? this.crewMcp);
+      return await this.runTask(task, context, tools, source, usage, ownMcp ?? this.crewMcp, loop);
     } finally {
       await ownMcp?.close();
       await release?.();
     }
   }
 
-  private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics, mcp?: MCPSession): Promise<ExecutorResult> {
+  private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics, mcp?: MCPSession, loop: AgentLoopControl = {}): Promise<ExecutorResult> {
     const count = (spent: UsageMetrics): void => {
       addToUsageMetrics(this.usageMetrics, spent);
       if (callUsage) addToUsageMetrics(callUsage, spent);
@@ -160,36 +176,15 @@ export class Agent {
     if (task.name !== undefined) fullSource.taskName = task.name;
     const activeTools = mcp && this.options.mcps ? [...(tools ?? this.tools), ...(await mcp.toolsFor(this.options.mcps, this, tools ?? this.tools, fullSource))] : (tools ?? this.tools);
     let taskPrompt = buildTaskPrompt(task, context);
-    if (this.options.injectDate) taskPrompt += prompts.currentDate(formatDate(new Date(), this.options.dateFormat ?? "%Y-%m-%d"));
-    const knowledge = this.ownKnowledge();
-    if (knowledge || this.crewKnowledge) {
-      const spent = emptyUsageMetrics();
-      taskPrompt += await retrieveKnowledge(`${task.description}\n${task.expectedOutput}`.trim(), {
-        agentKnowledge: knowledge,
-        crewKnowledge: this.crewKnowledge,
-        config: this.options.knowledgeConfig ?? {},
-        llm: this.llm,
-        usage: spent,
-        source: fullSource,
-      });
-      count(spent);
-    }
-    const memory = this.memoryForTask();
-    if (memory) {
-      const remembered = await memory.contextFor(task.description, fullSource);
-      if (remembered) taskPrompt += prompts.memoryContext(remembered);
-    }
-    if (this.options.reasoning) {
-      const plan = await planBeforeActing(this.llm, this, taskPrompt, activeTools, fullSource, this.options.maxReasoningAttempts ?? 1);
-      count(plan.usage);
-      if (plan.plan) taskPrompt += `\n\nReasoning Plan:\n${plan.plan}`;
-    }
+    // A loop resumed from a checkpoint or a pause already has its prompt in its messages.
+    const resumed = loop.state ?? currentRun()?.humanAnswer?.takeRun(agentRunKey(this.role, task.description));
+    if (!resumed && hasTaskContext(this)) taskPrompt = await addTaskContext(this, task, taskPrompt, activeTools, fullSource, count);
     if (eventBus.hasListeners("agent_execution_started")) {
       eventBus.emit("agent_execution_started", { ...fullSource, agentId: this.id, agentRole: this.role, taskPrompt, taskDescription: task.description, tools: activeTools.map((t) => t.name) });
     }
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.runLoop(taskPrompt, activeTools, fullSource);
+        const result = await this.runLoop(taskPrompt, activeTools, fullSource, attempt === 0 ? { ...loop, ...(resumed ? { state: resumed } : {}) } : loop, task.description);
         count(result.usage);
         if (eventBus.hasListeners("agent_execution_completed")) {
           eventBus.emit("agent_execution_completed", { ...fullSource, agentId: this.id, agentRole: this.role, output: result.output });
@@ -234,14 +229,18 @@ export class Agent {
     return runKickoff(`Agent "${this.role}" kickoff`, options, {}, () => this.kickoffNow(messages, options));
   }
 
-  private async kickoffNow<S extends z.ZodType>(messages: string | ChatMessage[], options: { outputSchema?: S }): Promise<AgentOutput<z.infer<S>>> {
-    const request = typeof messages === "string" ? messages : messages.map((m) => (m.role === "system" ? m.content : `${m.role}: ${m.content}`)).join("\n\n");
+  private async kickoffNow<S extends z.ZodType>(messages: string | ChatMessage[], options: AgentKickoffOptions<S>): Promise<AgentOutput<z.infer<S>>> {
+    let request = typeof messages === "string" ? messages : (messages ?? []).map((m) => (m.role === "system" ? m.content : `${m.role}: ${m.content}`)).join("\n\n");
+    // Resuming, the request is the checkpoint's (the messages given may be left empty).
+    const durable = AgentRunCheckpoints.wanted(this, options.fromCheckpoint) ? await AgentRunCheckpoints.open(this, request, options.fromCheckpoint) : undefined;
+    if (durable) request = durable.request;
     if (!request.trim()) throw new AgentConfigError("agent.kickoff needs a non-empty message: pass what the agent should do.");
     const task: AgentTask = { description: request, expectedOutput: "" };
     if (options.outputSchema) task.expectedOutput = prompts.answerAsJson(schemaToJsonText(options.outputSchema));
     // Counted per call, not as a difference of the agent's totals: kickoffs may run at the same time.
     const usage = emptyUsageMetrics();
-    const result = await this.executeTaskDetailed(task, undefined, undefined, {}, usage);
+    const execute = (loop?: AgentLoopControl) => this.executeTaskDetailed(task, undefined, undefined, {}, usage, loop);
+    const result = durable ? await durable.run(usage, execute) : await execute();
     let parsed: z.infer<S> | undefined;
     if (options.outputSchema) {
       const conversion = await convertToSchema(result.output, options.outputSchema, { llm: this.llm, source: { agentId: this.id, agentRole: this.role } });
@@ -250,6 +249,16 @@ export class Agent {
       parsed = conversion.parsed;
     }
     return new AgentOutput<z.infer<S>>({ raw: result.output, parsed, agentRole: this.role, usageMetrics: usage, messages: result.messages });
+  }
+
+  /** Continues a kickoff that rejected with HumanInputPending: `answer` goes to the tool approval it paused on. */
+  resume(checkpointId: string, answer: string, options: KickoffOptions = {}): Promise<AgentOutput> {
+    return resumePausedAgent(checkpointId, answer, this.checkpointConfig, () => this.kickoff("", { ...options, stream: false, fromCheckpoint: checkpointId }));
+  }
+
+  /** Copies an agent checkpoint into a new lineage (as Crew.fork); resume it with `agent.kickoff("", { fromCheckpoint: fork.id })`. */
+  static fork(checkpointId: string, options: ForkOptions = {}): Promise<Checkpoint> {
+    return forkCheckpoint(checkpointId, "agent", options);
   }
 
   /** The crew's memory for this agent's tasks, unless the agent opted out with memory: false. */
@@ -348,7 +357,7 @@ export class Agent {
     this.backstory = interpolate(this.options.backstory, inputs);
   }
 
-  private runLoop(taskPrompt: string, tools: BaseTool[], source: CallSource): Promise<ExecutorResult> {
+  private runLoop(taskPrompt: string, tools: BaseTool[], source: CallSource, loop: AgentLoopControl, taskDescription: string): Promise<ExecutorResult> {
     const toolLLM = tools.length > 0 && this.functionCallingLLM ? this.functionCallingLLM : this.llm;
     const nativeTools = tools.length > 0 && (this.options.nativeToolCalling ?? true) && toolLLM.supportsFunctionCalling();
     const { messages, stop } = buildMessages(this, taskPrompt, tools, nativeTools);
@@ -357,7 +366,10 @@ export class Agent {
     const signal = eitherSignal(controller?.signal, currentRun()?.signal);
     const stepCallback = withObservationMemory(this.options.stepCallback ?? this.crewStepCallback, this.memoryForTask(), source);
     const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RequestLimiter => l !== undefined);
-    const executor = new AgentExecutor({
+    const onProgress = loop.onProgress;
+    // Only a human input provider pauses a run; a checkpointed loop keeps its state anyway.
+    const mayPause = onProgress !== undefined || hasHumanInputProvider();
+    const executor: AgentExecutor = new AgentExecutor({
       llm: toolLLM,
       messages,
       runner,
@@ -370,28 +382,19 @@ export class Agent {
       ...(limiters.length ? { rpm: limiters } : {}),
       ...(stepCallback ? { stepCallback } : {}),
       ...(this.options.stream ? { stream: true } : {}),
+      ...(loop.state ? { resume: loop.state } : {}),
+      ...(onProgress ? { onProgress: (event: string) => onProgress(event, executor.state()) } : {}),
+      ...(mayPause ? { trackReply: true } : {}),
     });
-    const run = executor.run();
+    // A pause for a human keeps where this loop stood, so resuming it asks the model nothing twice.
+    const run = mayPause
+      ? executor.run().catch((error: unknown) => {
+          if (error instanceof HumanInputPending) recordPausedRun(error, agentRunKey(this.role, taskDescription), executor.state());
+          throw error;
+        })
+      : executor.run();
     return controller ? withTimeout(run, controller, this.maxExecutionTime!) : run;
   }
-}
-
-/** The step callback, plus saving each tool result to short-term memory when the crew has one. */
-function withObservationMemory(
-  callback: ((step: AgentStep) => void | Promise<void>) | undefined,
-  memory: KickoffMemory | undefined,
-  source: CallSource,
-): ((step: AgentStep) => void | Promise<void>) | undefined {
-  if (!memory?.memories.short) return callback;
-  const metadata: Record<string, string> = {};
-  for (const key of ["agentId", "agentRole", "taskId", "taskName"] as const) if (source[key] !== undefined) metadata[key] = source[key];
-  return async (step) => {
-    if (step.type === "action" && step.tool !== undefined && step.result !== undefined) {
-      const input = typeof step.toolInput === "string" ? step.toolInput : JSON.stringify(step.toolInput ?? {});
-      await memory.rememberObservation(`${step.tool}(${input}) returned: ${step.result}`, metadata);
-    }
-    await callback?.(step);
-  };
 }
 
 async function withTimeout<T>(run: Promise<T>, controller: AbortController, seconds: number): Promise<T> {

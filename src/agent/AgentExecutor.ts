@@ -10,6 +10,7 @@ import { prompts } from "./prompts.js";
 import type { RequestLimiter } from "./requestLimiters.js";
 import type { AgentLogStep } from "../events/types.js";
 import { waitForTurn } from "../runtime/turnPacing.js";
+import type { AgentRunState } from "../runtime/agentRunState.js";
 
 /** One step of an agent, as passed to `stepCallback` (the payload of the agent_logs_execution event). */
 export type AgentStep = AgentLogStep;
@@ -30,6 +31,12 @@ export interface ExecutorConfig {
   stepCallback?: (step: AgentStep) => void | Promise<void>;
   stream?: boolean;
   onToken?: (delta: string) => void;
+  /** Continue a loop from where it stood (a checkpoint, a pause) instead of from `messages`. */
+  resume?: AgentRunState;
+  /** Keep the reply being acted on, for state(): set when the loop is checkpointed or may pause for a human. */
+  trackReply?: boolean;
+  /** Called, and awaited, after each model reply and each tool result ("llm_call_completed", "tool_usage_finished"): a checkpoint of `state()`. */
+  onProgress?: (event: string) => Promise<void>;
 }
 
 /** The outcome of one agent execution. */
@@ -52,31 +59,63 @@ export class AgentExecutor {
   /** The system and task messages, kept whole when the rest of the history is summarized. */
   private readonly headLength: number;
   private native: boolean;
+  /** The reply being acted on (kept for state() only when the loop may be checkpointed or paused). */
+  private reply: AgentRunState["reply"];
 
   constructor(private readonly config: ExecutorConfig) {
-    this.messages = config.messages;
-    this.headLength = config.messages.length;
-    this.native = config.nativeTools;
+    const resume = config.resume;
+    this.messages = resume ? structuredClone(resume.messages) : config.messages;
+    this.headLength = resume ? resume.headLength : config.messages.length;
+    this.native = resume ? resume.native : config.nativeTools;
+    if (resume) {
+      this.iterations = resume.iterations;
+      addToUsageMetrics(this.usage, resume.usage);
+      if (resume.reply) this.reply = structuredClone(resume.reply);
+    }
+  }
+
+  /** Where the loop stands now: resumable with `resume` (plain JSON). */
+  state(): AgentRunState {
+    const state: AgentRunState = { messages: structuredClone(this.messages), headLength: this.headLength, iterations: this.iterations, native: this.native, usage: { ...this.usage } };
+    if (this.reply) state.reply = structuredClone(this.reply);
+    return state;
   }
 
   /** Runs the loop to a final answer. */
   async run(): Promise<ExecutorResult> {
     const { config } = this;
+    // A resumed loop first finishes acting on the reply it stood at.
+    if (this.reply) {
+      const done = await this.act(this.reply.result);
+      if (done) return done;
+    }
     for (;;) {
       config.signal?.throwIfAborted();
       if (this.iterations >= config.maxIter) return this.finish(await this.forceFinalAnswer(), false);
       const result = await this.ask(config.nativeTools ? { tools: config.runner.toolSpecs() } : {});
       this.iterations++;
       if (!result) continue; // the history was summarized; ask again
-      // Thousands of runs answered at once go on a few hundred per turn of the event loop.
-      const turn = waitForTurn();
-      if (turn) await turn;
       // A model that answers with native tool calls is in native mode from then on, even if the
       // agent offered the text protocol (scripted models and some servers do this).
       if (result.toolCalls?.length) this.native = true;
+      if (config.trackReply) {
+        this.reply = { result, pushed: false, callsDone: 0 };
+        await config.onProgress?.("llm_call_completed");
+      }
+      // Thousands of runs answered at once go on a few hundred per turn of the event loop.
+      const turn = waitForTurn();
+      if (turn) await turn;
       const done = this.native ? await this.handleNative(result) : await this.handleText(result);
+      this.reply = undefined;
       if (done) return done;
     }
+  }
+
+  /** Acts on a reply: its tool calls, or its final answer. */
+  private async act(result: LLMResult): Promise<ExecutorResult | undefined> {
+    const done = this.native ? await this.handleNative(result) : await this.handleText(result);
+    this.reply = undefined;
+    return done;
   }
 
   private async handleNative(result: LLMResult): Promise<ExecutorResult | undefined> {
@@ -86,12 +125,18 @@ export class AgentExecutor {
       await this.step({ type: "finish", thought: "", text: result.text, output });
       return this.finish(output, false);
     }
-    this.messages.push({ role: "assistant", content: result.text, toolCalls: calls });
-    for (const call of calls) {
+    const reply = this.reply;
+    if (!reply?.pushed) this.messages.push({ role: "assistant", content: result.text, toolCalls: calls });
+    if (reply) reply.pushed = true;
+    // A resumed reply skips the calls whose results are already in the conversation.
+    for (let i = reply?.callsDone ?? 0; i < calls.length; i++) {
+      const call = calls[i]!;
       const run = await this.config.runner.run({ name: call.name, arguments: call.arguments }, this.config.signal);
       this.messages.push({ role: "tool", content: run.output, toolCallId: call.id, toolName: call.name });
+      if (reply) reply.callsDone = i + 1;
       await this.step({ type: "action", thought: result.text, text: result.text, tool: call.name, toolInput: call.arguments, result: run.output });
       if (run.resultAsAnswer && run.ok) return this.finish(run.output, true);
+      if (this.config.onProgress) await this.config.onProgress("tool_usage_finished");
     }
     return undefined;
   }
@@ -114,6 +159,10 @@ export class AgentExecutor {
     await this.step({ type: "action", thought: parsed.thought, text: parsed.text, tool: parsed.tool, toolInput: parsed.toolInput, result: run.output });
     if (run.resultAsAnswer && run.ok) return this.finish(run.output, true);
     this.messages.push({ role: "assistant", content: `${text.trimEnd()}\nObservation: ${run.output}` });
+    if (this.config.onProgress) {
+      this.reply = undefined;
+      await this.config.onProgress("tool_usage_finished");
+    }
     return undefined;
   }
 

@@ -7,6 +7,8 @@ import { mcpsOption, type MCPServerReference } from "../mcp/config.js";
 import { BaseTool } from "../tools/BaseTool.js";
 import type { Guardrail } from "../task/guardrails.js";
 import type { AgentStep } from "./AgentExecutor.js";
+import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
+import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
 
 /** Options of `new Agent(...)`. */
 export interface AgentOptions {
@@ -74,6 +76,8 @@ export interface AgentOptions {
   guardrail?: Guardrail;
   /** Attempts for the guardrail (default 3). */
   guardrailMaxRetries?: number;
+  /** Standalone `kickoff`: write a checkpoint after each model reply and tool result (true: the defaults), resumable with `{ fromCheckpoint }`. */
+  checkpoint?: boolean | CheckpointConfig;
 }
 
 /** A function-valued option. */
@@ -121,6 +125,7 @@ export const agentOptionsSchema = z
     embedder: embedderSpecSchema.optional(),
     guardrail: z.unknown().optional(),
     guardrailMaxRetries: z.number().int().min(0).optional(),
+    checkpoint: checkpointOptionSchema.optional(),
   })
   .strict();
 

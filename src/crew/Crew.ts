@@ -35,7 +35,7 @@ import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOpt
 import { checkCrewOptions, validateCrew } from "./validation.js";
 import { closeCrewStores, crewRequestLimiter, showKickoff } from "./crewResources.js";
 import { copyMembers } from "./copyMembers.js";
-import { runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
+import { currentRun, runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints } from "./crewCheckpoints.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { HumanInputPending } from "../runtime/humanInputPending.js";
@@ -126,6 +126,9 @@ export class Crew<T = unknown> {
     // Thousands started in one loop start a few hundred per turn of the event loop (see waitForTurn).
     const turn = waitForTurn();
     if (turn) await turn;
+    // Run again inside a flow resumed from this crew's pause: continue from the pause with the answer.
+    const paused = options.fromCheckpoint === undefined ? currentRun()?.pausedCrew?.take(this.name) : undefined;
+    if (paused) return (await this.resume(paused.checkpointId, paused.answer, options)) as CrewOutput<T>;
     const hooks = this.options.hooks;
     const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
     return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, () => this.run(inputs, {}, mode) as Promise<CrewOutput<T>>);

@@ -9,6 +9,8 @@ import type { Task, TaskOutput } from "../task/index.js";
 import { storedTaskOutput } from "./replay.js";
 import type { TaskRunHooks } from "./SequentialProcess.js";
 import type { HumanInputPending, PendingHumanInputRecord } from "../runtime/humanInputPending.js";
+import { pausedRunsOf } from "../runtime/agentRunState.js";
+import { markCrewPause } from "../runtime/pausedCrew.js";
 
 /** Crews write a checkpoint after each task unless told otherwise. */
 export const CREW_CHECKPOINT_EVENTS = ["task_completed"];
@@ -43,6 +45,7 @@ export class CrewRunCheckpoints {
   private readonly records = new Map<number, CheckpointTaskRecord>();
   private pendingInput: PendingHumanInputRecord | undefined;
   readonly recorder: CheckpointRecorder;
+  private readonly crewName: string;
 
   constructor(
     config: CheckpointConfig,
@@ -53,6 +56,7 @@ export class CrewRunCheckpoints {
     /** Where a run that does not resume writes (a host's lineage); default a new one. */
     lineage?: CheckpointLineage,
   ) {
+    this.crewName = crew.name;
     if (resume && isCrewProgress(resume.checkpoint.progress)) for (const r of resume.checkpoint.progress.tasks) this.records.set(r.index, r);
     this.recorder = new CheckpointRecorder(
       config,
@@ -73,8 +77,10 @@ export class CrewRunCheckpoints {
 
   /** Writes the checkpoint of a run paused for human input (whatever the configured events) and sets its id on `pending`. */
   async pause(pending: HumanInputPending): Promise<void> {
-    this.pendingInput = { context: pending.context, callbackInfo: pending.callbackInfo };
+    const runs = pausedRunsOf(pending);
+    this.pendingInput = { context: pending.context, callbackInfo: pending.callbackInfo, ...(Object.keys(runs).length > 0 ? { runs } : {}) };
     pending.checkpointId = await this.recorder.write("human_input_pending", true);
+    markCrewPause(pending, this.crewName);
   }
 
   /** `hooks` with the records kept and, after each finished task, a checkpoint written before the next task starts. */

@@ -23,6 +23,7 @@ import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 import { feedbackHistoryOf, registerFeedbackHost } from "./humanFeedback/host.js";
 import { HumanFeedbackPending, type HumanFeedbackResult } from "./humanFeedback/types.js";
 import { pauseFlow } from "./humanFeedback/pending.js";
+import { withCrewAnswer } from "./humanFeedback/crewPause.js";
 import { finishResume, flowPauses, loadResume, prepareResume, takeResumeJournal } from "./humanFeedback/resume.js";
 
 /** Options of a flow instance. */
@@ -106,7 +107,7 @@ export abstract class Flow<S extends object = Record<string, unknown>, R = unkno
   /** Answers the pending feedback request of a flow from `fromPending`: maps the feedback, routes it, and runs the flow to its end (or its next pause). */
   async resume(feedback: string, options: KickoffOptions = {}): Promise<unknown> {
     const flowId = await prepareResume(this, feedback);
-    return this.kickoff({ id: flowId } as FlowInputs<S>, options);
+    return withCrewAnswer(this, () => this.kickoff({ id: flowId } as FlowInputs<S>, options));
   }
 
   /** The flow state; always has `id`. Built from `initialState` on first access. */

@@ -8,6 +8,7 @@ import { globalHooks } from "../hooks/registry.js";
 import { runStepHooks } from "../hooks/runHooks.js";
 import type { FlowJournalEntry } from "../runtime/checkpoint/types.js";
 import { HumanFeedbackPending } from "./humanFeedback/types.js";
+import { flowPauseOf } from "./humanFeedback/crewPause.js";
 
 /** What a run needs from its flow instance. */
 export interface FlowRunHost {
@@ -274,7 +275,9 @@ export class FlowRun {
         this.journal.push(entry);
         await durable.methodFinished?.(entry);
       }
-    } catch (error) {
+    } catch (thrown) {
+      // A crew in the method that paused for a human pauses the flow.
+      const error = flowPauseOf(thrown, this.def.name, String(this.host.state().id), method.name) ?? thrown;
       if (error instanceof HumanFeedbackPending) {
         if (eventBus.hasListeners("method_execution_paused")) {
           eventBus.emit("method_execution_paused", { flowName: this.flowName, flowId: String(this.host.state().id), methodName: method.name, state: stateSnapshot(this.host.state()) });

@@ -1,9 +1,11 @@
+import type { AgentRunState } from "./agentRunState.js";
 import type { HumanInputContext } from "./humanInput.js";
 
 /**
- * Thrown by a HumanInputProvider to pause a crew until a person answers (a review in a UI, an
- * approval in a chat). The crew writes a checkpoint and its kickoff rejects with this value, its
- * `checkpointId` set: `crew.resume(pending.checkpointId, answer)` continues the run.
+ * Thrown by a HumanInputProvider to pause a crew (or an agent's own kickoff) until a person answers
+ * (a review in a UI, an approval in a chat). The crew writes a checkpoint and its kickoff rejects
+ * with this value, its `checkpointId` set: `crew.resume(pending.checkpointId, answer)` continues the
+ * run (`agent.resume` for an agent).
  */
 export class HumanInputPending extends Error {
   readonly context: HumanInputContext;
@@ -14,7 +16,7 @@ export class HumanInputPending extends Error {
 
   constructor(init: { context: HumanInputContext; callbackInfo?: Record<string, unknown>; message?: string }) {
     const what = init.context.kind === "tool_approval" ? `approval of tool "${init.context.toolName ?? ""}"` : `a review of task "${init.context.taskName ?? ""}"`;
-    super(init.message ?? `Paused for human input: ${what}. Resume with crew.resume(pending.checkpointId, answer).`);
+    super(init.message ?? `Paused for human input: ${what}. Resume with crew.resume(pending.checkpointId, answer) (agent.resume for an agent's own kickoff).`);
     this.name = "HumanInputPending";
     this.context = init.context;
     this.callbackInfo = init.callbackInfo ?? {};
@@ -26,6 +28,8 @@ export class HumanInputPending extends Error {
 export interface PendingHumanInputRecord {
   context: HumanInputContext;
   callbackInfo: Record<string, unknown>;
+  /** Where each agent loop the pause went through stood (see agentRunKey), so resuming asks no model twice. */
+  runs?: Record<string, AgentRunState>;
 }
 
 /**
@@ -35,6 +39,7 @@ export interface PendingHumanInputRecord {
  */
 export class PreparedHumanAnswer {
   #used = false;
+  readonly #runsTaken = new Set<string>();
 
   constructor(
     readonly pending: PendingHumanInputRecord,
@@ -47,6 +52,14 @@ export class PreparedHumanAnswer {
     if (this.#used || context.kind !== "task_review" || context.taskName !== taskName || typeof context.output !== "string") return undefined;
     this.#used = true;
     return { output: context.output, answer: this.answer };
+  }
+
+  /** Where the agent loop `key` stood when the run paused (see agentRunKey); once per key. */
+  takeRun(key: string): AgentRunState | undefined {
+    const state = this.pending.runs?.[key];
+    if (!state || this.#runsTaken.has(key)) return undefined;
+    this.#runsTaken.add(key);
+    return state;
   }
 
   /** The answer to `context` when it asks the question the run paused on; once. */

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { PreparedHumanAnswer } from "./humanInputPending.js";
+import type { PausedCrewAnswer } from "./pausedCrew.js";
 import type { StreamChunk } from "./StreamChunk.js";
 
 /** Crew-scoped hooks as the run carries them (see src/hooks); kept opaque here so runtime depends on nothing above it. */
@@ -25,6 +26,8 @@ export interface RunContext {
   readonly hooks?: ScopedHooks;
   /** `crew.resume`: the answer to the question the run paused on. */
   readonly humanAnswer?: PreparedHumanAnswer;
+  /** A flow resumed from a crew's pause: the answer its crew takes when kicked off again. */
+  readonly pausedCrew?: PausedCrewAnswer;
 }
 
 const storage = new AsyncLocalStorage<RunContext>();

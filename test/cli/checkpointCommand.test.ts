@@ -10,6 +10,8 @@ import { Flow, listen, start } from "../../src/flow/index.js";
 import { listCheckpoints } from "../../src/runtime/checkpoint/checkpointStores.js";
 import { Task } from "../../src/task/index.js";
 import { FakeLLM } from "../../src/testing/index.js";
+import { tool } from "../../src/tools/index.js";
+import { z } from "zod";
 
 let dir: string;
 beforeEach(async () => {
@@ -84,6 +86,36 @@ describe("crewts checkpoint", () => {
     vi.spyOn(console, "log").mockImplementation(() => undefined);
     expect(await resumeInProject({ TwoStep }, "main.ts", [id, "flow", dir, '{"fail":false}'])).toBe(0);
     expect(flowRuns).toEqual(["first", "second"]);
+  });
+
+  it("resumes an agent checkpoint with the agent the project exports, or says what to export", async () => {
+    const replies = (calls: string[]) =>
+      new FakeLLM((messages) => {
+        calls.push(`llm ${calls.length}`);
+        return messages.some((m) => m.role === "assistant" && m.content.includes("Observation: 3 counted")) ? "Thought: done\nFinal Answer: counted 3" : 'Thought: count\nAction: count\nAction Input: {"n": 3}';
+      });
+    const ran: number[] = [];
+    const counter = tool({ name: "count", description: "Counts", schema: z.object({ n: z.number() }), execute: ({ n }) => {
+        ran.push(n);
+        return `${n} counted`;
+      },
+    });
+    const first: string[] = [];
+    const agent = new Agent({ role: "Counter", goal: "g", backstory: "b", llm: replies(first), tools: [counter], checkpoint: { location: join(dir, "agent") } });
+    await agent.kickoff("Count to 3");
+    const cps = await listCheckpoints(join(dir, "agent"));
+    expect(cps.map((c) => c.kind)).toContain("agent");
+    const afterTool = cps.find((c) => c.event === "tool_usage_finished")!;
+
+    const later: string[] = [];
+    const exported = new Agent({ role: "Counter", goal: "g", backstory: "b", llm: replies(later), tools: [counter] });
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    expect(await resumeInProject({ agent: exported }, "main.ts", [afterTool.id, "agent", join(dir, "agent"), ""])).toBe(0);
+    expect(log).toHaveBeenCalledWith("counted 3");
+    expect(later).toHaveLength(1);
+    expect(ran).toEqual([3]);
+
+    await expect(resumeInProject({ helper: () => 1 }, "main.ts", [afterTool.id, "agent", join(dir, "agent"), ""])).rejects.toThrow(/exports no agent: export the agent/);
   });
 
   it("rejects --inputs that are not a JSON object", () => {

@@ -3,6 +3,36 @@ import { parseInputs } from "../commands/checkpoint.js";
 import { projectCrew } from "./projectCrew.js";
 import type { EntryModule } from "./projectRunner.js";
 
+/** An agent as the CLI sees it (duck-typed: the project may have its own copy of crewts). */
+interface ProjectAgent {
+  role: string;
+  llm: unknown;
+  tools: unknown[];
+  options: Record<string, unknown>;
+  checkpointConfig?: Record<string, unknown>;
+  kickoff(messages: string, options: { fromCheckpoint: string }): Promise<unknown>;
+}
+
+const isAgent = (v: unknown): v is ProjectAgent =>
+  typeof v === "object" && v !== null && typeof (v as ProjectAgent).kickoff === "function" && typeof (v as ProjectAgent).role === "string" && "backstory" in v;
+
+/**
+ * The agent to resume an agent checkpoint with: the project's createAgent(), else the Agent it
+ * exports. With --location, a copy writing its checkpoints there (where the checkpoint was found).
+ */
+async function projectAgent(mod: EntryModule, file: string, id: string, location: string): Promise<ProjectAgent> {
+  const made = typeof mod.createAgent === "function" ? await (mod.createAgent as () => unknown)() : Object.values(mod).find(isAgent);
+  if (!isAgent(made)) {
+    throw new CliError(
+      `Checkpoint ${id} belongs to a standalone agent, and ${file} ${typeof mod.createAgent === "function" ? "has a createAgent() that returned no agent" : "exports no agent"}: ` +
+        "export the agent (export const agent = new Agent({ ... })) or createAgent() returning it, or export resume(checkpointId).",
+    );
+  }
+  if (!location) return made;
+  const Ctor = made.constructor as new (options: Record<string, unknown>) => ProjectAgent;
+  return new Ctor({ ...made.options, llm: made.llm, tools: [...made.tools], checkpoint: { ...made.checkpointConfig, location } });
+}
+
 interface Resumable {
   kickoff(inputs: Record<string, unknown> | undefined, options: { fromCheckpoint: string }): Promise<unknown>;
 }
@@ -30,6 +60,10 @@ export async function resumeInProject(mod: EntryModule, file: string, [id, kind,
     if (!flowClass) throw new CliError(`${file} exports no flow class to resume checkpoint ${id!} with: export the flow class, or export resume(checkpointId).`);
     const flow = new (flowClass as new (options: object) => Resumable)(location ? { checkpoint: { location } } : {});
     result = await flow.kickoff(inputs, { fromCheckpoint: id! });
+  } else if (kind === "agent") {
+    const agent = await projectAgent(mod, file, id!, location!);
+    // The agent resumes the checkpoint's request; --inputs has nothing to fill in.
+    result = await agent.kickoff("", { fromCheckpoint: id! });
   } else {
     throw new CliError(`Checkpoint ${id!} is an ${kind!} checkpoint: export resume(checkpointId) from ${file} to resume it.`);
   }

@@ -1,4 +1,5 @@
 import type { BaseLLM } from "../../llm/types.js";
+import type { CrewPauseInfo } from "./crewPause.js";
 
 /** What a human said about one flow method's output, and where it routed (CrewAI's HumanFeedbackResult). */
 export interface HumanFeedbackResult {
@@ -28,6 +29,8 @@ export interface PendingFeedbackContext {
   /** The model that maps feedback to an outcome, when given as a model string. */
   llm: string | null;
   requestedAt: Date;
+  /** Set when a crew inside the method paused for human input (not @humanFeedback): `resume(answer)` answers the crew. */
+  crewPause?: CrewPauseInfo;
 }
 
 /**

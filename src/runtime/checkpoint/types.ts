@@ -1,3 +1,4 @@
+import type { AgentRunState } from "../agentRunState.js";
 import type { PendingHumanInputRecord } from "../humanInputPending.js";
 import type { UsageMetrics } from "../../llm/UsageMetrics.js";
 
@@ -57,9 +58,16 @@ export interface FlowProgress {
   readonly waiting: readonly { readonly method: string; readonly seen: readonly string[] }[];
 }
 
-/** A standalone agent run's progress: the answer once finished. */
+/** A standalone agent run's progress: where its loop stands, and the answer once finished. */
 export interface AgentProgress {
+  /** `{ raw }`: the agent's answer, once it has one. */
   readonly output?: Record<string, unknown>;
+  /** The loop after its latest step: resumed from there. */
+  readonly run?: AgentRunState;
+  /** Tokens spent before the loop started (knowledge, reasoning). */
+  readonly setupUsage?: UsageMetrics;
+  /** The question the agent paused on (HumanInputPending); `agent.resume(id, answer)` answers it. */
+  readonly pendingHumanInput?: PendingHumanInputRecord;
 }
 
 /** Everything needed to resume a run from one point. */

@@ -9,7 +9,7 @@ import { setHumanInputProvider, type HumanInputContext } from "../../../src/runt
 import { HumanInputPending } from "../../../src/runtime/humanInputPending.js";
 import { loadCheckpoint } from "../../../src/runtime/checkpoint/checkpointStores.js";
 import { tool } from "../../../src/tools/index.js";
-import { fakeAgent, final, task, userText } from "../../crew/helpers.js";
+import { action, fakeAgent, final, task, userText } from "../../crew/helpers.js";
 
 let dir = "";
 let previous = "";
@@ -71,27 +71,71 @@ describe("a crew paused for human input", () => {
     expect(userText(writer.llm, 1)).toContain("Add a title");
   });
 
-  it("pauses a tool approval and gives the answer to that approval on resume", async () => {
+  it("resumes a paused tool approval at the tool call: earlier model turns are not repeated and the approved tool runs once", async () => {
     const asked = pausingProvider();
+    const ran: string[] = [];
+    const lookup = tool({ name: "lookup", description: "Looks up a table", schema: z.object({ table: z.string() }), execute: ({ table }) => {
+        ran.push(`lookup ${table}`);
+        return `${table} has 3 rows`;
+      },
+    });
+    const risky = tool({ name: "drop_table", description: "Drops a table", schema: z.object({ table: z.string() }), needsApproval: true, execute: ({ table }) => {
+        ran.push(`drop ${table}`);
+        return `dropped ${table}`;
+      },
+    });
+    const research = fakeAgent("Researcher", [final("logs is stale")]);
+    const first = fakeAgent("Admin", [
+      { toolCalls: [{ name: "lookup", arguments: { table: "logs" } }] },
+      { toolCalls: [{ name: "drop_table", arguments: { table: "logs" } }] },
+    ], { functionCalling: true }, { tools: [lookup, risky] });
+    const build = (admin: ReturnType<typeof fakeAgent>, r: ReturnType<typeof fakeAgent>) =>
+      new Crew({ agents: [r.agent, admin.agent], tasks: [task("Find stale tables", r.agent), task("Clean up", admin.agent)] });
+    const pending = (await build(first, research).kickoff().catch((e: unknown) => e)) as HumanInputPending;
+    expect(pending).toBeInstanceOf(HumanInputPending);
+    expect(asked[0]).toMatchObject({ kind: "tool_approval", toolName: "drop_table", toolInput: { table: "logs" } });
+    expect(ran).toEqual(["lookup logs"]);
+    expect(first.llm.calls).toHaveLength(2);
+    const cp = await loadCheckpoint(pending.checkpointId!);
+    expect(Object.keys((cp.progress as { pendingHumanInput: { runs: object } }).pendingHumanInput.runs)).toHaveLength(1);
+
+    // A new process: the new model only has the turn after the tool; the research task and the admin's first two turns are not asked again.
+    const second = fakeAgent("Admin", [final("cleaned")], { functionCalling: true }, { tools: [lookup, risky] });
+    const research2 = fakeAgent("Researcher", [final("never asked")]);
+    const out = await build(second, research2).resume(pending.checkpointId!, "yes");
+    expect(out.raw).toBe("cleaned");
+    expect(out.tasksOutput.map((t) => t.raw)).toEqual(["logs is stale", "cleaned"]);
+    expect(ran).toEqual(["lookup logs", "drop logs"]);
+    expect(asked).toHaveLength(1);
+    expect(research2.llm.calls).toHaveLength(0);
+    expect(second.llm.calls).toHaveLength(1);
+    // The one call continues the paused conversation: both tool results are in it, the lookup's from before the pause.
+    const messages = second.llm.calls[0]!.messages;
+    expect(messages.filter((m) => m.role === "tool").map((m) => m.content)).toEqual(["logs has 3 rows", "dropped logs"]);
+  });
+
+  it("gives a rejected tool the rejection as its observation on resume, and the task finishes", async () => {
+    pausingProvider();
     const ran: string[] = [];
     const risky = tool({ name: "drop_table", description: "Drops a table", schema: z.object({ table: z.string() }), needsApproval: true, execute: ({ table }) => {
         ran.push(table);
         return `dropped ${table}`;
       },
     });
-    const script = () => [{ toolCalls: [{ name: "drop_table", arguments: { table: "logs" } }] }, final("cleaned")];
-    const first = fakeAgent("Admin", script(), { functionCalling: true }, { tools: [risky] });
+    const first = fakeAgent("Admin", [action("drop_table", { table: "users" })], {}, { tools: [risky] });
     const pending = (await new Crew({ agents: [first.agent], tasks: [task("Clean up", first.agent)] }).kickoff().catch((e: unknown) => e)) as HumanInputPending;
     expect(pending).toBeInstanceOf(HumanInputPending);
-    expect(asked[0]).toMatchObject({ kind: "tool_approval", toolName: "drop_table", toolInput: { table: "logs" } });
-    expect(ran).toEqual([]);
+    expect(first.llm.calls).toHaveLength(1);
 
-    // The task that paused runs again from its start; its approval is answered by resume, not the provider.
-    const second = fakeAgent("Admin", script(), { functionCalling: true }, { tools: [risky] });
-    const out = await new Crew({ agents: [second.agent], tasks: [task("Clean up", second.agent)] }).resume(pending.checkpointId!, "yes");
-    expect(out.raw).toBe("cleaned");
-    expect(ran).toEqual(["logs"]);
-    expect(asked).toHaveLength(1);
+    const second = fakeAgent("Admin", [final("left users alone")], {}, { tools: [risky] });
+    const out = await new Crew({ agents: [second.agent], tasks: [task("Clean up", second.agent)] }).resume(pending.checkpointId!, "no, users is live");
+    expect(out.raw).toBe("left users alone");
+    expect(ran).toEqual([]);
+    expect(second.llm.calls).toHaveLength(1);
+    // Text protocol: the refused action and its observation (the human's words) are the last assistant turn.
+    const last = second.llm.calls[0]!.messages.at(-1)!;
+    expect(last.content).toContain("Action: drop_table");
+    expect(last.content).toContain("no, users is live");
   });
 
   it("pauses a crew when a pause comes from inside a tool (a nested crew's approval), instead of turning it into an observation", async () => {
