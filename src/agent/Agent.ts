@@ -139,7 +139,20 @@ export class Agent {
    * Like executeTask, with the executor's full result (usage, history). Used by Task and Crew.
    * `usage`, when given, also receives every token this call spends (knowledge, reasoning, the loop).
    */
-  async executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}, usage?: UsageMetrics, loop?: AgentLoopControl): Promise<ExecutorResult> {
+  executeTaskDetailed(task: AgentTask, context?: string, tools?: BaseTool[], source: CallSource = {}, usage?: UsageMetrics, loop?: AgentLoopControl): Promise<ExecutorResult> {
+    // Nothing to show or connect: straight to the run (one async frame less per run in flight).
+    if (!this.verbose && !this.crewMcp && !this.options.mcps?.length) return this.runTask(task, context, tools, source, usage, undefined, loop);
+    return this.executeTaskShown(task, context, tools, source, usage, loop);
+  }
+
+  private async executeTaskShown(
+    task: AgentTask,
+    context: string | undefined,
+    tools: BaseTool[] | undefined,
+    source: CallSource,
+    usage: UsageMetrics | undefined,
+    loop: AgentLoopControl | undefined,
+  ): Promise<ExecutorResult> {
     // A verbose agent shows its own run, unless a verbose crew already shows it.
     const release = this.verbose ? VerbosePrinter.acquire({ key: this.id, match: (s) => s.agentId === this.id, unlessCovered: { ...source, agentId: this.id } }) : undefined;
     // Outside a crew's kickoff the agent's MCP connections last for this one execution.
@@ -298,10 +311,27 @@ export class Agent {
    * Fold its usage back with `absorbRun`.
    */
   copyForRun(): Agent {
-    const copied = this.copy();
-    (copied as { id: string }).id = this.id;
-    // maxRpm holds for the agent across all its runs.
-    if (this.rpmLimiter) copied.rpmLimiter = this.rpmLimiter;
+    // A subclass may hold state a shallow clone would miss (#private fields): it is copied as a whole.
+    if (Object.getPrototypeOf(this) !== Agent.prototype) {
+      const copied = this.copy();
+      (copied as { id: string }).id = this.id;
+      // maxRpm holds for the agent across all its runs.
+      if (this.rpmLimiter) copied.rpmLimiter = this.rpmLimiter;
+      return copied;
+    }
+    // A run changes only its texts, its usage and what its crew lends it, so a shallow clone is enough
+    // (no options checked or LLM resolved again): it shares the options, LLM, limiter and knowledge,
+    // and starts with its own usage and nothing lent.
+    // A literal with __proto__ and a spread keeps fast properties (Object.assign onto Object.create does not).
+    const copied = { __proto__: Agent.prototype, ...this } as unknown as Agent;
+    (copied as { usageMetrics: UsageMetrics }).usageMetrics = emptyUsageMetrics();
+    copied.tools = [...this.tools];
+    copied.toolsCache = undefined;
+    copied.crewRpmLimiter = undefined;
+    copied.crewStepCallback = undefined;
+    copied.crewKnowledge = undefined;
+    copied.crewMemory = undefined;
+    copied.crewMcp = undefined;
     return copied;
   }
 
@@ -327,7 +357,7 @@ export class Agent {
     this.backstory = interpolate(this.options.backstory, inputs);
   }
 
-  private async runLoop(taskPrompt: string, tools: BaseTool[], source: CallSource, loop: AgentLoopControl, taskDescription: string): Promise<ExecutorResult> {
+  private runLoop(taskPrompt: string, tools: BaseTool[], source: CallSource, loop: AgentLoopControl, taskDescription: string): Promise<ExecutorResult> {
     const toolLLM = tools.length > 0 && this.functionCallingLLM ? this.functionCallingLLM : this.llm;
     const nativeTools = tools.length > 0 && (this.options.nativeToolCalling ?? true) && toolLLM.supportsFunctionCalling();
     const { messages, stop } = buildMessages(this, taskPrompt, tools, nativeTools);
@@ -363,7 +393,7 @@ export class Agent {
           throw error;
         })
       : executor.run();
-    return controller ? await withTimeout(run, controller, this.maxExecutionTime!) : await run;
+    return controller ? withTimeout(run, controller, this.maxExecutionTime!) : run;
   }
 }
 

@@ -9,6 +9,7 @@ import { FINAL_ANSWER_ACTION, OutputParserError, plainAnswer, readReply } from "
 import { prompts } from "./prompts.js";
 import type { RequestLimiter } from "./requestLimiters.js";
 import type { AgentLogStep } from "../events/types.js";
+import { waitForTurn } from "../runtime/turnPacing.js";
 import type { AgentRunState } from "../runtime/agentRunState.js";
 
 /** One step of an agent, as passed to `stepCallback` (the payload of the agent_logs_execution event). */
@@ -101,6 +102,9 @@ export class AgentExecutor {
         this.reply = { result, pushed: false, callsDone: 0 };
         await config.onProgress?.("llm_call_completed");
       }
+      // Thousands of runs answered at once go on a few hundred per turn of the event loop.
+      const turn = waitForTurn();
+      if (turn) await turn;
       const done = this.native ? await this.handleNative(result) : await this.handleText(result);
       this.reply = undefined;
       if (done) return done;
@@ -170,7 +174,10 @@ export class AgentExecutor {
       return undefined;
     }
     try {
-      return await this.call(this.messages, extra);
+      // Sent from here, not through call(): one async frame less for each run waiting on its model.
+      const result = await this.send(this.messages, extra);
+      addToUsageMetrics(this.usage, result.usage);
+      return result;
     } catch (error) {
       if (!(error instanceof LLMContextLengthExceededError)) throw error;
       await this.handleContextOverflow();
@@ -179,16 +186,26 @@ export class AgentExecutor {
   }
 
   private async call(messages: ChatMessage[], extra: Partial<LLMCallOptions> = {}): Promise<LLMResult> {
+    const result = await this.send(messages, extra);
+    addToUsageMetrics(this.usage, result.usage);
+    return result;
+  }
+
+  /** One request to the model, once the request limiters (if any) let it go; the caller counts its usage. */
+  private send(messages: ChatMessage[], extra: Partial<LLMCallOptions>, limited = true): Promise<LLMResult> {
     const { config } = this;
-    for (const limiter of config.rpm ?? []) await limiter.acquire(config.signal);
+    if (limited && config.rpm?.length) return this.sendWhenAllowed(config.rpm, messages, extra);
     const options: LLMCallOptions = { source: config.source, ...extra };
     if (config.stop.length > 0) options.stop = config.stop;
     if (config.signal) options.signal = config.signal;
     if (config.stream) options.stream = true;
     if (config.onToken) options.onToken = config.onToken;
-    const result = await callModel(config.llm, messages, options, config.source, this.iterations);
-    addToUsageMetrics(this.usage, result.usage);
-    return result;
+    return callModel(config.llm, messages, options, config.source, this.iterations);
+  }
+
+  private async sendWhenAllowed(limiters: RequestLimiter[], messages: ChatMessage[], extra: Partial<LLMCallOptions>): Promise<LLMResult> {
+    for (const limiter of limiters) await limiter.acquire(this.config.signal);
+    return this.send(messages, extra, false);
   }
 
   private async forceFinalAnswer(): Promise<string> {

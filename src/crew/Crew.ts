@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import type { Agent } from "../agent/Agent.js";
-import { RpmLimiter } from "../agent/RpmLimiter.js";
-import { sharedRequestLimiter, type RequestLimiter } from "../agent/requestLimiters.js";
+import type { RequestLimiter } from "../agent/requestLimiters.js";
 import { eventBus } from "../events/EventBus.js";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge, type KnowledgeConfig, type KnowledgeResult } from "../knowledge/Knowledge.js";
-import { matchCrew, VerbosePrinter } from "../events/VerbosePrinter.js";
 import { hideSecrets } from "../llm/hideSecrets.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { defaultTaskOutputStore } from "../stores/defaultStores.js";
@@ -15,33 +13,37 @@ import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
 import { CrewOutput } from "./CrewOutput.js";
-import { crewOptionsSchema, type CrewOptions, type ForEachOptions, type KickoffInputs } from "./CrewOptions.js";
-import { CrewReplayError, CrewValidationError } from "./errors.js";
+import type { CrewOptions, ForEachOptions, KickoffInputs } from "./CrewOptions.js";
+import { CrewReplayError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
-import { createMemorySet, flushMemories, rememberTask, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
-import { enabledMemories, type KickoffMemory, type MemorySet } from "../memory/MemorySet.js";
+import { createMemorySet, flushMemories, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
+import { CrewTaskHooks } from "./CrewTaskHooks.js";
+import type { KickoffMemory, MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
 import { runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
 import { KickoffScope } from "./KickoffScope.js";
-import { RunMembers } from "./RunMembers.js";
+import { participantsOf, RunMembers } from "./RunMembers.js";
 import { mapConcurrent } from "./mapConcurrent.js";
 import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
-import { DISCARDED_OUTPUTS, prepareReplay, ReplayRecorder } from "./replay.js";
-import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
+import { DISCARDED_OUTPUTS, ReplayRecorder } from "./replay.js";
+import { prepareStoredRun, type RunMode, type StoredRun } from "./storedRun.js";
+import { executeTasks, sequentialAssignment, type ExecuteTasksOptions } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
 import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
-import { validateCrew } from "./validation.js";
+import { checkCrewOptions, validateCrew } from "./validation.js";
+import { closeCrewStores, crewRequestLimiter, showKickoff } from "./crewResources.js";
 import { copyMembers } from "./copyMembers.js";
 import { currentRun, runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
-import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints, loadCrewResume, type CrewResume } from "./crewCheckpoints.js";
+import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints } from "./crewCheckpoints.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { HumanInputPending } from "../runtime/humanInputPending.js";
 import { kickoffCheckpointConfig, resumePausedCrew } from "./crewPause.js";
 import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
-import { claimHostCheckpoints, type HostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
+import { claimHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
+import { waitForTurn } from "../runtime/turnPacing.js";
 
 /**
  * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
@@ -90,11 +92,7 @@ export class Crew<T = unknown> {
   constructor(options: CrewOptions) {
     // Copies of a valid crew skip validation (kickoffForEach makes one per input).
     const trusted = isTrustedConstruction();
-    const parsed = trusted ? undefined : crewOptionsSchema.safeParse(options);
-    if (parsed && !parsed.success) {
-      const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
-      throw new CrewValidationError(`Invalid Crew options: ${issues.join("; ")}.`, "invalid_options");
-    }
+    if (!trusted) checkCrewOptions(options);
     // Kept as given, but embedder and Mem0 keys in them must not show when the crew is logged or serialized.
     this.options = hideSecrets(options);
     this.name = options.name ?? "crew";
@@ -103,11 +101,7 @@ export class Crew<T = unknown> {
     this.process = options.process ?? Process.sequential;
     if (!trusted) validateCrew({ agents: this.agents, tasks: this.tasks, process: this.process, managerLLM: options.managerLLM, managerAgent: options.managerAgent });
     // llmRateLimit is held across every crew of this name (across workers too, under crewts worker); maxRpm per crew.
-    this.rpmLimiter = options.llmRateLimit
-      ? sharedRequestLimiter(this.name, options.llmRateLimit.requestsPerMinute)
-      : options.maxRpm !== undefined
-        ? new RpmLimiter(options.maxRpm)
-        : undefined;
+    this.rpmLimiter = crewRequestLimiter(this.name, options);
     this.logFile = options.outputLogFile ? new TaskLogFile(options.outputLogFile) : undefined;
     this.checkpointConfig = checkpointConfigOf(options.checkpoint);
     this.taskOutputStore = options.taskOutputStore ?? defaultTaskOutputStore(this.name);
@@ -129,12 +123,15 @@ export class Crew<T = unknown> {
   kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<CrewOutput<T>>;
   async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput<T> | StreamingOutput<CrewOutput<T>>> {
     if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
+    // Thousands started in one loop start a few hundred per turn of the event loop (see waitForTurn).
+    const turn = waitForTurn();
+    if (turn) await turn;
     // Run again inside a flow resumed from this crew's pause: continue from the pause with the answer.
     const paused = options.fromCheckpoint === undefined ? currentRun()?.pausedCrew?.take(this.name) : undefined;
     if (paused) return (await this.resume(paused.checkpointId, paused.answer, options)) as CrewOutput<T>;
     const hooks = this.options.hooks;
     const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
-    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, async () => (await this.run(inputs, {}, mode)) as CrewOutput<T>);
+    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, () => this.run(inputs, {}, mode) as Promise<CrewOutput<T>>);
   }
 
   /**
@@ -242,16 +239,8 @@ export class Crew<T = unknown> {
    * handles are pooled and also close by themselves when idle). The crew stays usable: a later
    * kickoff opens what it needs again.
    */
-  async close(): Promise<void> {
-    const closing: Promise<unknown>[] = [this.taskOutputStore.close()];
-    for (const { memory } of enabledMemories(this.memories)) closing.push(memory.close());
-    if (this.knowledge) closing.push(this.knowledge.close());
-    for (const agent of this.participants()) {
-      const knowledge = agent.knowledgeBase();
-      if (knowledge) closing.push(knowledge.close());
-    }
-    const failures = (await Promise.allSettled(closing)).flatMap((r) => (r.status === "rejected" ? [r.reason as unknown] : []));
-    if (failures.length > 0) throw new AggregateError(failures, `Crew '${this.name}' could not close ${failures.length} of its stores.`);
+  close(): Promise<void> {
+    return closeCrewStores(this.name, { taskOutputStore: this.taskOutputStore, memories: this.memories, knowledge: this.knowledge, agents: this.participants() });
   }
 
   /**
@@ -289,29 +278,30 @@ export class Crew<T = unknown> {
   }
 
   /** One kickoff; `execute` and `mode` let replay start part-way (see ExecuteTasksOptions). */
-  private async run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
+  private run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
     // This kickoff's own copies of the agents and tasks (kickoffForEach's crew copies are already its own).
     const members = new RunMembers(this.agents, this.tasks, this.runsInPlace);
     // A host (crewts serve or worker) may ask for checkpoints in a lineage of its own.
     const host = claimHostCheckpoints();
     if (host) mode = { ...mode, host };
-    try {
-      if (mode.replayTaskId !== undefined) {
-        const { startIndex, storedInputs } = await prepareReplay(this.taskOutputStore, mode.replayTaskId, members.tasks);
-        return await this.runMembers(members, inputs ?? storedInputs, { ...execute, startIndex }, mode);
-      }
-      if (mode.fromCheckpoint !== undefined) {
-        const resume = await loadCrewResume(mode.fromCheckpoint, this.checkpointConfig ?? host?.config, members.tasks, this.name);
-        const stored = resume.checkpoint.inputs;
-        const given = inputs !== undefined && Object.keys(inputs).length > 0;
-        return await this.runMembers(members, given ? inputs : stored, { ...execute, restored: resume.restored }, { ...mode, resume, beforeKickoff: given });
-      }
-      return await this.runMembers(members, inputs, execute, mode);
-    } finally {
-      members.absorb();
-    }
+    // A plain kickoff goes straight on (one async frame less for each of many kickoffs in flight).
+    if (mode.replayTaskId === undefined && mode.fromCheckpoint === undefined) return this.runMembers(members, inputs, execute, mode);
+    return this.runStoredMembers(members, inputs, execute, mode);
   }
 
+  /** A replay or a resumed kickoff: what was stored is loaded first (see prepareStoredRun). */
+  private async runStoredMembers(members: RunMembers, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<CrewOutput> {
+    let start: StoredRun;
+    try {
+      start = await prepareStoredRun(members, inputs, execute, mode, { store: this.taskOutputStore, checkpointConfig: this.checkpointConfig, crewName: this.name });
+    } catch (error) {
+      members.absorb();
+      throw error;
+    }
+    return this.runMembers(members, start.inputs, start.execute, start.mode);
+  }
+
+  /** Runs the kickoff on `members`; they give back what they did once it ends, however it ends. */
   private async runMembers(members: RunMembers, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<CrewOutput> {
     const replaying = mode.replayTaskId !== undefined;
     const knowledge = this.crewKnowledge();
@@ -325,14 +315,7 @@ export class Crew<T = unknown> {
     });
     const source = { crewId: this.id, crewName: this.name, kickoffId: randomUUID() };
     // verbose: the live account of this kickoff, also written to the output log file when there is one.
-    const logFile = this.logFile;
-    const releaseVerbose = this.options.verbose
-      ? VerbosePrinter.acquire({
-          key: this.id,
-          match: matchCrew(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])]),
-          ...(logFile ? { onRecord: (r) => logFile.appendRecord(r) } : {}),
-        })
-      : undefined;
+    const releaseVerbose = this.options.verbose ? showKickoff(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])], this.logFile) : undefined;
     let checkpoints: CrewRunCheckpoints | undefined;
     try {
       const finalInputs = mode.beforeKickoff === false ? inputs : await runBeforeKickoff(this.options.beforeKickoff, inputs, this.name);
@@ -376,11 +359,15 @@ export class Crew<T = unknown> {
       }
       throw error;
     } finally {
-      scope.release();
-      await scope.closeConnections();
-      // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
-      if (memory) await flushMemories(memory);
-      await releaseVerbose?.();
+      try {
+        scope.release();
+        await scope.closeConnections();
+        // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
+        if (memory) await flushMemories(memory);
+        await releaseVerbose?.();
+      } finally {
+        members.absorb();
+      }
     }
   }
 
@@ -398,34 +385,18 @@ export class Crew<T = unknown> {
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */
   private participants(): Agent[] {
-    const agents = new Set(this.agents);
-    for (const task of this.tasks) if (task.agent) agents.add(task.agent);
-    return [...agents];
+    return participantsOf(this.agents, this.tasks);
   }
 
-  private async runProcess(
+  private runProcess(
     members: RunMembers,
     scope: KickoffScope,
     execute: ExecuteTasksOptions,
     inputs: KickoffInputs,
-    {
-      recorder,
-      replaying,
-      memory,
-      checkpoints,
-      kickoffId,
-    }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined; checkpoints: CrewRunCheckpoints | undefined; kickoffId: string },
+    { recorder, replaying, memory, checkpoints, kickoffId }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined; checkpoints: CrewRunCheckpoints | undefined; kickoffId: string },
   ): Promise<TaskOutput[]> {
     const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
-    const plain: TaskRunHooks = {
-      onTaskCompleted: async (task, output) => {
-        if (memory) rememberTask(memory, task, output, { crewId: this.id, kickoffId, agents: [...members.participants(), ...(manager ? [manager] : [])] });
-        await this.afterTask(task, output);
-      },
-      // Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log).
-      onTaskOutput: (task, output, index) =>
-        recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }),
-    };
+    const plain = new CrewTaskHooks({ crewId: this.id, kickoffId, inputs, replaying, recorder, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback });
     const hooks = checkpoints ? checkpoints.wrap(plain) : plain;
     const runOptions = { ...execute, source: { crewId: this.id, kickoffId } };
     if (manager) {
@@ -437,37 +408,6 @@ export class Crew<T = unknown> {
 
   /** The manager of a hierarchical crew (made on first use); each kickoff works on its own copy of it. */
   private managerAgent(): Agent {
-    this.manager ??= createManagerAgent({
-      ...(this.options.managerAgent ? { managerAgent: this.options.managerAgent } : {}),
-      ...(this.options.managerLLM !== undefined ? { managerLLM: this.options.managerLLM } : {}),
-      ...(this.options.verbose !== undefined ? { verbose: this.options.verbose } : {}),
-    });
-    return this.manager;
+    return (this.manager ??= createManagerAgent(this.options));
   }
-
-  private async afterTask(task: Task, output: TaskOutput): Promise<void> {
-    await this.logFile?.append({
-      ...(task.name !== undefined ? { taskName: task.name } : {}),
-      task: task.description,
-      agent: task.agent?.role ?? output.agent,
-      status: "completed",
-      output: output.raw,
-    });
-    // As CrewAI: the crew's callback runs after every task, after the task's own callback.
-    const callback = this.options.taskCallback;
-    if (callback && callback !== task.options.callback) await callback(output);
-  }
-}
-
-/** How `run` treats a kickoff: a replay keeps the stored outputs; hooks may be skipped for stored inputs. */
-interface RunMode {
-  /** Replay the latest kickoff from this task on. */
-  replayTaskId?: string;
-  /** Resume from this checkpoint (an id or a JSON file); `resume` is it, once loaded. */
-  fromCheckpoint?: string;
-  resume?: CrewResume;
-  /** Checkpoints the host running the kickoff asked for. */
-  host?: HostCheckpoints;
-  /** Run the before-kickoff hooks on the inputs (default true). */
-  beforeKickoff?: boolean;
 }

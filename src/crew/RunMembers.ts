@@ -38,9 +38,7 @@ export class RunMembers {
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */
   participants(): Agent[] {
-    const agents = new Set(this.agents);
-    for (const task of this.tasks) if (task.agent) agents.add(task.agent);
-    return [...agents];
+    return participantsOf(this.agents, this.tasks);
   }
 
   /** Fills the kickoff's inputs into the tasks' and agents' texts (always from the texts as written). */
@@ -62,4 +60,11 @@ export class RunMembers {
     for (const [original, copied] of this.agentCopies) original.absorbRun(copied);
     for (const [original, copied] of this.taskCopies) if (original !== copied) original.absorbRun(copied);
   }
+}
+
+/** `agents` and any task agent missing from that list: all of them take part in a kickoff. */
+export function participantsOf(agents: readonly Agent[], tasks: readonly Task[]): Agent[] {
+  const all = new Set(agents);
+  for (const task of tasks) if (task.agent) all.add(task.agent);
+  return [...all];
 }

@@ -66,29 +66,14 @@ export async function executeTasks(
   hooks: TaskRunHooks = {},
   options: ExecuteTasksOptions = {},
 ): Promise<TaskOutput[]> {
-  const outputs: TaskOutput[] = [];
-  const outputOf = new Map<Task, TaskOutput>();
-  const pending: PendingTask[] = [];
+  const run: TasksRun = { outputs: [], outputOf: new Map(), pending: [], hooks };
+  const { outputs, outputOf, pending } = run;
   const startIndex = options.startIndex ?? 0;
   const source = options.source ? { source: options.source } : {};
 
-  const record = async (task: Task, output: TaskOutput, index: number, completed: boolean): Promise<void> => {
-    outputs.push(output);
-    outputOf.set(task, output);
-    if (completed) await hooks.onTaskCompleted?.(task, output, index);
-    await hooks.onTaskOutput?.(task, output, index);
-  };
-  const collectPending = async (): Promise<void> => {
-    while (pending.length > 0) {
-      const next = pending[0]!;
-      const output = await next.promise;
-      pending.shift();
-      await record(next.task, output, next.index, true);
-    }
-  };
-
   try {
-    for (const [index, task] of tasks.entries()) {
+    for (let index = 0; index < tasks.length; index++) {
+      const task = tasks[index]!;
       if (index < startIndex) {
         if (task.output) {
           outputs.push(task.output);
@@ -99,7 +84,7 @@ export async function executeTasks(
       const prior = options.restored?.get(index);
       if (prior) {
         // Earlier async tasks finish first, so outputs keep task order.
-        await collectPending();
+        if (pending.length > 0) await collectPendingTasks(run);
         task.output = prior;
         outputs.push(prior);
         outputOf.set(task, prior);
@@ -107,10 +92,10 @@ export async function executeTasks(
         continue;
       }
       if (task instanceof ConditionalTask) {
-        await collectPending();
+        if (pending.length > 0) await collectPendingTasks(run);
         const previous = outputs.at(-1);
         if (previous && !(await task.shouldExecute(previous))) {
-          await record(task, task.getSkippedTaskOutput(), index, false);
+          await recordOutput(run, task, task.getSkippedTaskOutput(), index, false);
           continue;
         }
       }
@@ -122,17 +107,42 @@ export async function executeTasks(
         promise.catch(() => undefined);
         pending.push({ task, index, promise });
       } else {
-        await collectPending();
+        if (pending.length > 0) await collectPendingTasks(run);
         const output = await task.executeSync({ agent, context: contextFor(task, outputs, outputOf), tools, ...source });
-        await record(task, output, index, true);
+        await recordOutput(run, task, output, index, true);
       }
     }
-    await collectPending();
+    if (pending.length > 0) await collectPendingTasks(run);
   } catch (error) {
     await Promise.allSettled(pending.map((p) => p.promise));
     throw error;
   }
   return outputs;
+}
+
+/** What executeTasks keeps while it runs: outputs so far, by task too, and the async tasks not yet collected. */
+interface TasksRun {
+  outputs: TaskOutput[];
+  outputOf: Map<Task, TaskOutput>;
+  pending: PendingTask[];
+  hooks: TaskRunHooks;
+}
+
+async function recordOutput(run: TasksRun, task: Task, output: TaskOutput, index: number, completed: boolean): Promise<void> {
+  run.outputs.push(output);
+  run.outputOf.set(task, output);
+  if (completed) await run.hooks.onTaskCompleted?.(task, output, index);
+  await run.hooks.onTaskOutput?.(task, output, index);
+}
+
+/** Awaits the pending async tasks in order, recording each output. */
+async function collectPendingTasks(run: TasksRun): Promise<void> {
+  while (run.pending.length > 0) {
+    const next = run.pending[0]!;
+    const output = await next.promise;
+    run.pending.shift();
+    await recordOutput(run, next.task, output, next.index, true);
+  }
 }
 
 /** The sequential process: each task's own agent, with the task's tools (else the agent's) and, when it may delegate, the delegation tools. */

@@ -1,5 +1,6 @@
 import type { Agent } from "../agent/Agent.js";
 import { ConditionalTask, type Task } from "../task/index.js";
+import { crewOptionsSchema, type CrewOptions } from "./CrewOptions.js";
 import { CrewValidationError } from "./errors.js";
 import { Process } from "./Process.js";
 
@@ -10,6 +11,14 @@ export interface CrewShape {
   process: Process;
   managerLLM?: unknown;
   managerAgent?: Agent;
+}
+
+/** Throws a CrewValidationError naming every option that does not fit the Crew options schema. */
+export function checkCrewOptions(options: CrewOptions): void {
+  const parsed = crewOptionsSchema.safeParse(options);
+  if (parsed.success) return;
+  const issues = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message));
+  throw new CrewValidationError(`Invalid Crew options: ${issues.join("; ")}.`, "invalid_options");
 }
 
 /**

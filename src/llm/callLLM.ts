@@ -9,8 +9,22 @@ import { emptyUsage, type BaseLLM, type ChatMessage, type LLMCallOptions, type L
  * Calls any BaseLLM (user-written ones too) the way every crewts component must: emits
  * llm_call_started / llm_call_completed / llm_call_failed with one callId, and normalizes the result.
  */
-export async function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+export function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
   const callId = options.callId ?? randomUUID();
+  // Nobody listens for LLM events: no frame of this function waits for the model (many runs in flight each hold one).
+  if (!eventBus.hasListeners("llm_call_started") && !eventBus.hasListeners("llm_call_completed") && !eventBus.hasListeners("llm_call_failed")) {
+    try {
+      return Promise.resolve(llm.call(messages, { ...options, callId })).then((value) => normalizeResult(value, llm));
+    } catch (error) {
+      // What the model threw, as it threw it (as an await inside an async function would).
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(error);
+    }
+  }
+  return callLLMWithEvents(llm, messages, options, callId);
+}
+
+async function callLLMWithEvents(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, callId: string): Promise<LLMResult> {
   const source = options.source ?? {};
   if (eventBus.hasListeners("llm_call_started")) {
     // A copy: callers keep appending to their message list, and a listener must see what was sent.

@@ -99,19 +99,24 @@ export function untilAborted<T>(running: T | PromiseLike<T>, signal: AbortSignal
 /** Waits `ms` on a timer; an abort clears the timer and rejects at once, so nothing keeps the process alive. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
+    // Without a signal, just a timer: no listener made for each of many waits in flight.
+    if (!signal) {
+      setTimeout(resolve, ms);
+      return;
+    }
+    if (signal.aborted) {
       reject(abortReason(signal));
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(abortReason(signal as AbortSignal));
+      reject(abortReason(signal));
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Agent } from "../agent/Agent.js";
-import { Task } from "./Task.js";
+import { cloneTasksForRuns, Task } from "./Task.js";
 import { taskOptionsShape, type TaskOptions } from "./TaskOptions.js";
 import { TaskOutput } from "./TaskOutput.js";
 
@@ -51,3 +51,5 @@ export class ConditionalTask<S extends z.ZodType = z.ZodType> extends Task<S> {
     return conditionalTaskOptionsSchema;
   }
 }
+
+cloneTasksForRuns(ConditionalTask.prototype);

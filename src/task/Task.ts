@@ -32,6 +32,14 @@ export interface TaskExecuteOptions {
 
 const taskOptionsSchema = z.object(taskOptionsShape).strict();
 
+// Prototypes of crewts's own task classes, whose run copies are shallow clones (see copyForRun).
+const clonedForRuns = new WeakSet<object>();
+
+/** Lets copyForRun clone tasks of a crewts task class shallowly (it has no #private state). */
+export function cloneTasksForRuns(proto: object): void {
+  clonedForRuns.add(proto);
+}
+
 /** A unit of work for an agent: what to do, what a good answer looks like, and how to check and keep it. */
 export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   readonly id: string = randomUUID();
@@ -184,9 +192,27 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
    * Fold what the run did back with `absorbRun`.
    */
   copyForRun(agentFor?: (agent: Agent) => Agent, contextFor?: (task: Task) => Task): Task<S> {
-    const copied = this.copy(agentFor, contextFor);
-    (copied as { id: string }).id = this.id;
-    if (this.output !== undefined) copied.output = this.output;
+    const proto = Object.getPrototypeOf(this) as object;
+    // A subclass of the user's may hold state a shallow clone would miss (#private fields): it is copied as a whole.
+    if (!clonedForRuns.has(proto)) {
+      const copied = this.copy(agentFor, contextFor);
+      (copied as { id: string }).id = this.id;
+      if (this.output !== undefined) copied.output = this.output;
+      return copied;
+    }
+    // A run changes only its texts and its execution record, so a shallow clone is enough (no options
+    // checked again, no new id): it shares the options and guardrails and starts with no execution shown.
+    // A literal with __proto__ and a spread keeps fast properties (Object.assign onto Object.create does not).
+    const copied = { __proto__: proto, ...this } as unknown as Task<S>;
+    if (this.agent !== undefined && agentFor) copied.agent = agentFor(this.agent);
+    if (this.context !== undefined) copied.context = contextFor ? this.context.map(contextFor) : [...this.context];
+    copied.ownToolList = [...this.ownToolList];
+    copied.retryCount = 0;
+    copied.guardrailRetryCounts = [];
+    copied.startTime = undefined;
+    copied.endTime = undefined;
+    copied.promptContext = undefined;
+    (copied as { processedByAgents: Set<string> }).processedByAgents = new Set();
     return copied;
   }
 
@@ -264,3 +290,5 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     }
   }
 }
+
+cloneTasksForRuns(Task.prototype);

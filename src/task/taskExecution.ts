@@ -35,7 +35,9 @@ export async function runTaskPipeline<S extends z.ZodType>(task: Task<S>, run: T
     const context = await runStepHooks("beforeStep", { kind: "task", stepName, payload: run.context, agentRole: run.agent.role });
     if (typeof context === "string") run = { ...run, context };
   }
-  let output = await buildOutput(task, run, await runAgent(task, run, run.context));
+  // Without human review the agent's answer is the answer (no frame of runAgent's waiting on it).
+  const answer = task.humanInput ? await runAgent(task, run, run.context) : await run.agent.executeTaskDetailed(task, run.context, run.tools, run.source);
+  let output = await buildOutput(task, run, answer);
   for (const [index, guardrail] of task.resolvedGuardrails.entries()) {
     output = await enforceGuardrail(task, run, output, guardrail, index);
   }

@@ -12,23 +12,24 @@ export interface ToolCache {
 
 /** A ToolCache held in memory; arguments match whatever their key order. */
 export class InMemoryToolCache implements ToolCache {
-  private readonly entries = new Map<string, string>();
+  // Made on the first output cached: a crew makes one cache per kickoff, and most kickoffs of a crew without tools cache nothing.
+  private entries: Map<string, string> | undefined;
 
   get(toolName: string, args: Record<string, unknown>): string | undefined {
-    return this.entries.get(cacheKey(toolName, args));
+    return this.entries?.get(cacheKey(toolName, args));
   }
 
   set(toolName: string, args: Record<string, unknown>, output: string): void {
-    this.entries.set(cacheKey(toolName, args), output);
+    (this.entries ??= new Map()).set(cacheKey(toolName, args), output);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.entries?.clear();
   }
 
   /** Number of cached outputs. */
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 }
 
