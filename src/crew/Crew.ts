@@ -55,8 +55,9 @@ export const DEFAULT_FOR_EACH_CONCURRENCY = 1;
 /**
  * A group of agents working through tasks together, in order or under a manager (CrewAI's Crew).
  * `T` is what the last task's outputSchema parses into, inferred from the tasks given (unknown without one).
+ * `Streams` is true for a crew made with `stream: true`, whose every kickoff resolves to a StreamingOutput.
  */
-export class Crew<T = unknown> {
+export class Crew<T = unknown, Streams extends boolean = false> {
   readonly id: string = randomUUID();
   readonly name: string;
   readonly agents: Agent[];
@@ -87,7 +88,7 @@ export class Crew<T = unknown> {
   /** Where and when kickoffs write checkpoints (undefined: they write none). */
   readonly checkpointConfig: CheckpointConfig | undefined;
 
-  constructor(options: Omit<CrewOptions, "tasks"> & { tasks: [...Task[], Task & { output?: TaskOutput<T> }] });
+  constructor(options: Omit<CrewOptions, "tasks" | "stream"> & { tasks: [...Task[], Task & { output?: TaskOutput<T> }]; stream?: Streams });
   constructor(options: CrewOptions);
   constructor(options: CrewOptions) {
     // Copies of a valid crew skip validation (kickoffForEach makes one per input).
@@ -120,7 +121,8 @@ export class Crew<T = unknown> {
    * to a StreamingOutput whose `result` is the CrewOutput.
    */
   kickoff(inputs: KickoffInputs | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<CrewOutput<T>>>;
-  kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<CrewOutput<T>>;
+  kickoff(inputs: KickoffInputs | undefined, options: KickoffOptions & { stream: false }): Promise<CrewOutput<T>>;
+  kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<Streams extends true ? StreamingOutput<CrewOutput<T>> : CrewOutput<T>>;
   async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput<T> | StreamingOutput<CrewOutput<T>>> {
     if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
     // Thousands started in one loop start a few hundred per turn of the event loop (see waitForTurn).

@@ -24,7 +24,7 @@ export interface TestableTask {
 /** What crew testing needs of a crew; Crew satisfies it. */
 export interface TestableCrew {
   tasks: readonly TestableTask[];
-  kickoff(inputs?: Record<string, unknown>): Promise<{ tasksOutput: readonly TaskOutput[] }>;
+  kickoff(inputs: Record<string, unknown> | undefined, options: { stream: false }): Promise<{ tasksOutput: readonly TaskOutput[] }>;
   /** When present, the runs happen on a copy, as CrewAI does. */
   copy?(): TestableCrew;
 }
@@ -125,7 +125,7 @@ export async function testCrew(crew: TestableCrew, options: TestCrewOptions): Pr
     const started = performance.now();
     let tasksOutput: readonly TaskOutput[];
     try {
-      ({ tasksOutput } = await tested.kickoff(options.inputs ?? {}));
+      ({ tasksOutput } = await tested.kickoff(options.inputs ?? {}, { stream: false }));
     } finally {
       timer.stop();
     }

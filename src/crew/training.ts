@@ -23,7 +23,7 @@ export interface TrainableAgent {
 export interface TrainableCrew {
   agents: readonly TrainableAgent[];
   tasks: readonly { id: string; description: string }[];
-  kickoff(inputs?: Record<string, unknown>): Promise<{ tasksOutput: readonly TaskOutput[] }>;
+  kickoff(inputs: Record<string, unknown> | undefined, options: { stream: false }): Promise<{ tasksOutput: readonly TaskOutput[] }>;
   /** When present, training runs on a copy so the crew itself is left as it was (CrewAI does the same). */
   copy?(): TrainableCrew;
 }
@@ -143,7 +143,7 @@ export async function trainCrew(crew: TrainableCrew, options: TrainCrewOptions):
 
   const trainingData: Record<string, TrainingRecord[]> = {};
   for (let iteration = 0; iteration < options.iterations; iteration++) {
-    const { tasksOutput } = await trainee.kickoff(options.inputs ?? {});
+    const { tasksOutput } = await trainee.kickoff(options.inputs ?? {}, { stream: false });
     const outputs = [...tasksOutput];
     const feedback = await ask(outputs, { iteration });
     const perOutput = typeof feedback === "string" ? outputs.map(() => feedback) : feedback;

@@ -34,4 +34,22 @@ describe("crew.train and crew.test", () => {
     expect(result.iterations.map((run) => run.taskScores)).toEqual([[8], [8]]);
     expect(printed).toHaveLength(1);
   });
+
+  it("trains and tests a crew made with stream: true on its outputs, not on a stream", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "crewts-train-"));
+    try {
+      const a = fakeAgent("Researcher", (messages) =>
+        messages.some((m) => m.content.includes("feedback a human gave"))
+          ? JSON.stringify({ suggestions: ["Cite sources"], quality: 6, finalSummary: "Cite." })
+          : final("facts"),
+      );
+      const crew = new Crew({ agents: [a.agent], tasks: [task("Research", a.agent)], stream: true });
+      const trained = await crew.train({ iterations: 1, filename: join(dir, "trained.json"), feedback: () => "Cite your sources" });
+      expect(trained.trainedAgents.Researcher?.suggestions).toEqual(["Cite sources"]);
+      const scored = await crew.test({ iterations: 1, evalLLM: new FakeLLM(() => '{"quality": 7}'), print: () => {} });
+      expect(scored.iterations.map((run) => run.taskScores)).toEqual([[7]]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { Agent, Crew, Flow, KickoffAbortedError, LLM, StreamingOutput, eventBus, start, tool, type StreamChunk } from "../../src/index.js";
+import { Agent, Crew, type CrewOutput, Flow, KickoffAbortedError, LLM, StreamingOutput, eventBus, start, tool, type StreamChunk } from "../../src/index.js";
 import { startMockOpenAIServer, type MockOpenAIServer, type MockServerOptions } from "../../src/testing/index.js";
 import { fakeAgent, final, task } from "../crew/helpers.js";
 
@@ -63,7 +63,13 @@ describe("streaming a crew over the provider's SSE stream", () => {
     const lookup = tool({ name: "lookup", description: "Weather by city", schema: z.object({ city: z.string() }), execute: ({ city }) => `sunny in ${city}` });
     const agent = new Agent({ role: "Forecaster", goal: "Forecast", backstory: "A forecaster.", llm, tools: [lookup] });
     const crew = new Crew({ agents: [agent], tasks: [task("Weather in Oslo?", agent)], stream: true });
-    const streaming = (await crew.kickoff()) as unknown as StreamingOutput<{ raw: string }>;
+    // A crew made with stream: true is typed as streaming: its kickoff resolves to a StreamingOutput.
+    // (Checked on functions that are never called: the model's scripted replies are for the run below.)
+    expectTypeOf(() => crew.kickoff()).returns.resolves.toEqualTypeOf<StreamingOutput<CrewOutput<unknown>>>();
+    expectTypeOf(() => crew.kickoff({}, { stream: false })).returns.resolves.toEqualTypeOf<CrewOutput<unknown>>();
+    expectTypeOf(() => new Crew({ agents: [agent], tasks: [task("Hi", agent)] }).kickoff()).returns.resolves.toEqualTypeOf<CrewOutput<unknown>>();
+    const streaming = await crew.kickoff();
+    expect(streaming).toBeInstanceOf(StreamingOutput);
     const chunks: StreamChunk[] = [];
     for await (const chunk of streaming) chunks.push(chunk);
     const calls = chunks.filter((c) => c.chunkType === "tool_call");

@@ -11,7 +11,7 @@ interface ChatCrew {
   name?: string;
   agents: { role: string; goal: string; backstory: string; llm?: unknown }[];
   tasks: { description: string; expectedOutput: string; outputFile?: string }[];
-  kickoff(inputs: Record<string, unknown>): Promise<{ raw: string; tasksOutput: { description: string; raw: string; agent: string }[] }>;
+  kickoff(inputs: Record<string, unknown>, options: { stream: false }): Promise<{ raw: string; tasksOutput: { description: string; raw: string; agent: string }[] }>;
 }
 
 const EXIT_WORDS = new Set(["exit", "quit", "bye", "/exit", "/quit"]);
@@ -41,7 +41,7 @@ export async function chat(mod: EntryModule, file: string): Promise<number> {
     }
 
     log.step(`Running ${crew.name && crew.name !== "crew" ? `crew "${crew.name}"` : "the crew"}...`);
-    const output = await crew.kickoff(inputs);
+    const output = await crew.kickoff(inputs, { stream: false });
     note(output.raw.trim() || "(empty answer)", "Result");
 
     const llm = chatLLM(setup);

@@ -13,7 +13,7 @@ interface ServedCrew extends ProjectCrew {
   name?: string;
   agents: { role: string; goal: string; backstory: string }[];
   tasks: { description: string; expectedOutput: string; outputFile?: string }[];
-  kickoff(inputs: Record<string, unknown>): Promise<{ raw: string }>;
+  kickoff(inputs: Record<string, unknown>, options: { stream: false }): Promise<{ raw: string }>;
   copy?: () => ServedCrew;
 }
 
@@ -74,7 +74,7 @@ async function crewTools(mod: EntryModule, file: string): Promise<ServedTool[]> 
           if (event.crewId === run.id) progress(++done, total, `Task ${done} of ${total} completed`);
         });
         try {
-          return (await run.kickoff(inputs)).raw;
+          return (await run.kickoff(inputs, { stream: false })).raw;
         } finally {
           off();
         }
