@@ -4,7 +4,6 @@ import { parseStoredJson } from "../../storage/StorageError.js";
 import type { Embedder } from "../embedders/Embedder.js";
 import {
   contentHash,
-  SearchStoreError,
   type MetadataValue,
   type SearchDocument,
   type SearchOptions,
@@ -19,6 +18,7 @@ import { FtsMirror } from "./ftsMirror.js";
 import { FtsQueryPlanner, ftsVocabTable, rankWithPlan } from "./ftsQueryTerms.js";
 import { rankedSearch } from "./ranking.js";
 import { VectorIndex } from "./VectorIndex.js";
+import { deleteVectors, filterSql, float32Blob, VECTOR_TABLES_SQL, vectorDims, vectorLookupSql, type FilterSql } from "./storeSql.js";
 
 /** File of the default search store in the storage directory. */
 export const SEARCH_STORE_DB_FILE = "knowledge.db";
@@ -52,7 +52,6 @@ const SETUP = [
 ];
 
 const FIND_SQL = "SELECT rowid, content_hash AS hash, metadata FROM documents WHERE collection = ? AND id = ?";
-const VECTOR_TABLES_SQL = "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vectors_%'";
 // Keyword matches ranked by FTS5 alone per result wanted, before documents are read and filtered.
 const KEYWORD_OVERFETCH = 4;
 
@@ -401,46 +400,4 @@ interface PendingDocument {
   metadata: string;
   rowid: number | undefined;
   contentChanged: boolean;
-}
-
-/** Dimensions of the vector tables (vectors_<dims>); the vector index adds shadow tables (vectors_64_idx_shadow) that hold none. */
-function vectorDims(rows: { name: string }[]): number[] {
-  return rows.flatMap((r) => {
-    const dims = /^vectors_(\d+)$/.exec(r.name)?.[1];
-    return dims === undefined ? [] : [Number(dims)];
-  });
-}
-
-/** One query telling whether a row has a vector of an embedder in any vector table. */
-function vectorLookupSql(dims: number[]): string {
-  if (dims.length === 0) return "SELECT 1 WHERE ? IS NULL AND ? IS NULL";
-  return `SELECT 1 WHERE ${dims.map((d) => `EXISTS (SELECT 1 FROM vectors_${d} WHERE rowid = ?1 AND embedder = ?2)`).join(" OR ")}`;
-}
-
-function deleteVectors(prepare: Prepare, rowids: number[]): void {
-  for (const dims of vectorDims(prepare(VECTOR_TABLES_SQL).all() as { name: string }[])) {
-    const remove = prepare(`DELETE FROM vectors_${dims} WHERE rowid = ?`);
-    for (const rowid of rowids) remove.run(rowid);
-  }
-}
-
-interface FilterSql {
-  sql: string;
-  params: (string | number | null)[];
-}
-
-function filterSql(filter: Record<string, MetadataValue>): FilterSql {
-  let sql = "";
-  const params: (string | number | null)[] = [];
-  for (const [key, value] of Object.entries(filter)) {
-    if (key.includes('"')) throw new SearchStoreError(`metadata filter key ${JSON.stringify(key)} contains a double quote; use keys without one.`);
-    // IS rather than =: a null filter value matches a null (or missing) field.
-    sql += " AND json_extract(d.metadata, ?) IS ?";
-    params.push(`$."${key}"`, typeof value === "boolean" ? Number(value) : value);
-  }
-  return { sql, params };
-}
-
-function float32Blob(vector: readonly number[]): Buffer {
-  return Buffer.from(new Float32Array(vector).buffer);
 }
