@@ -6,7 +6,6 @@ import { VerbosePrinter } from "../events/VerbosePrinter.js";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge } from "../knowledge/Knowledge.js";
-import { LLMError } from "../llm/errors.js";
 import { hideSecrets } from "../llm/hideSecrets.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
 import { MCPSession } from "../mcp/MCPSession.js";
@@ -21,12 +20,11 @@ import { unknownOptionMessage } from "../tools/unknownOption.js";
 import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
 import { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, type AgentOptions } from "./AgentOptions.js";
-import { AgentConfigError, AgentTimeoutError, ContextWindowExceededError } from "./errors.js";
+import { AgentConfigError } from "./errors.js";
 import { convertToSchema, schemaToJsonText } from "./OutputConverter.js";
 import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.js";
 import { prompts } from "./prompts.js";
 import { RpmLimiter } from "./RpmLimiter.js";
-import { HookBlockedError } from "../hooks/HookBlockedError.js";
 import { runKickoff, streamKickoff } from "../runtime/kickoffRun.js";
 import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { currentRun, eitherSignal } from "../runtime/runContext.js";
@@ -35,7 +33,7 @@ import type { RequestLimiter } from "./requestLimiters.js";
 import { AgentRunCheckpoints, resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
 import { addTaskContext, hasTaskContext } from "./taskPromptContext.js";
 import { withObservationMemory } from "./observationMemory.js";
-import { isAbort, withTimeout } from "./withTimeout.js";
+import { errorMessage, isRetryableRunError, withTimeout } from "./runLimits.js";
 import { enforceAgentGuardrail } from "./agentGuardrail.js";
 import { agentRunKey, recordPausedRun } from "../runtime/agentRunState.js";
 import { hasHumanInputProvider } from "../runtime/humanInput.js";
@@ -185,18 +183,7 @@ export class Agent {
         }
         return result;
       } catch (error) {
-        // LLM errors were already retried by the LLM layer; timeouts, aborts and overflowing context
-        // would fail the same way again.
-        const retryable = !(
-          error instanceof LLMError ||
-          error instanceof AgentTimeoutError ||
-          error instanceof ContextWindowExceededError ||
-          error instanceof HookBlockedError ||
-          // A pause for a human is not a failure: the crew checkpoints it and stops.
-          error instanceof HumanInputPending ||
-          isAbort(error) ||
-          currentRun()?.signal?.aborted === true
-        );
+        const retryable = isRetryableRunError(error);
         if (retryable && attempt < this.maxRetryLimit) continue;
         if (eventBus.hasListeners("agent_execution_error")) {
           eventBus.emit("agent_execution_error", { ...fullSource, agentId: this.id, agentRole: this.role, error: errorMessage(error) });
@@ -400,8 +387,4 @@ export class Agent {
       : executor.run();
     return controller ? withTimeout(run, controller, this.maxExecutionTime!) : run;
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -43,6 +43,8 @@ export interface GuardedKickoff<T> {
  * receives the AgentOutput (raw, parsed, agentRole, usageMetrics, messages), as CrewAI's gets its LiteAgentOutput.
  * On failure the agent is asked again with the guardrail's error and its previous answer, up to
  * guardrailMaxRetries times; then GuardrailError names the agent, the guardrail and the last error.
+ * CrewAI adds the error to the same conversation; here a retry is a new run of the request with the error
+ * and the rejected answer as its context (as a task's guardrail retry), so earlier tool results are not kept.
  */
 export async function enforceAgentGuardrail<T>(agent: Agent, first: AgentOutput<T>, kickoff: GuardedKickoff<T>): Promise<AgentOutput<T>> {
   const guardrail = resolveAgentGuardrail(agent);
