@@ -31,6 +31,7 @@ export type { ToolCache } from "./tools/ToolCache.js";
 export { Agent } from "./agent/Agent.js";
 export type { AgentOptions } from "./agent/AgentOptions.js";
 export { AgentOutput } from "./agent/AgentOutput.js";
+export type { AgentGuardrail, AgentGuardrailFunction, AgentGuardrailContext } from "./agent/agentGuardrail.js";
 export type { AgentStep } from "./agent/AgentExecutor.js";
 export type { AgentTask } from "./agent/promptBuilder.js";
 export { AgentConfigError, AgentTimeoutError, ContextWindowExceededError } from "./agent/errors.js";

@@ -6,7 +6,6 @@ import { VerbosePrinter } from "../events/VerbosePrinter.js";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge } from "../knowledge/Knowledge.js";
-import { LLMError } from "../llm/errors.js";
 import { hideSecrets } from "../llm/hideSecrets.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
 import { MCPSession } from "../mcp/MCPSession.js";
@@ -21,12 +20,11 @@ import { unknownOptionMessage } from "../tools/unknownOption.js";
 import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
 import { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, type AgentOptions } from "./AgentOptions.js";
-import { AgentConfigError, AgentTimeoutError, ContextWindowExceededError } from "./errors.js";
+import { AgentConfigError } from "./errors.js";
 import { convertToSchema, schemaToJsonText } from "./OutputConverter.js";
 import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.js";
 import { prompts } from "./prompts.js";
 import { RpmLimiter } from "./RpmLimiter.js";
-import { HookBlockedError } from "../hooks/HookBlockedError.js";
 import { runKickoff, streamKickoff } from "../runtime/kickoffRun.js";
 import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { currentRun, eitherSignal } from "../runtime/runContext.js";
@@ -35,13 +33,13 @@ import type { RequestLimiter } from "./requestLimiters.js";
 import { AgentRunCheckpoints, resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
 import { addTaskContext, hasTaskContext } from "./taskPromptContext.js";
 import { withObservationMemory } from "./observationMemory.js";
+import { errorMessage, isRetryableRunError, withTimeout } from "./runLimits.js";
+import { enforceAgentGuardrail } from "./agentGuardrail.js";
 import { agentRunKey, recordPausedRun } from "../runtime/agentRunState.js";
 import { hasHumanInputProvider } from "../runtime/humanInput.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
 import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
-
-const warned = new Set<string>();
 
 /** Options of agent.kickoff: the shared kickoff options and an optional schema for the answer. */
 export interface AgentKickoffOptions<S extends z.ZodType = z.ZodType> extends KickoffOptions {
@@ -121,12 +119,6 @@ export class Agent {
     if (options.maxExecutionTime !== undefined) this.maxExecutionTime = options.maxExecutionTime;
     if (options.embedder !== undefined) this.embedder = resolveEmbedder(options.embedder);
     this.checkpointConfig = checkpointConfigOf(options.checkpoint);
-    for (const key of ["guardrail"] as const) {
-      if (options[key] !== undefined && !warned.has(key)) {
-        warned.add(key);
-        process.emitWarning(`Agent option "${key}" is accepted but has no effect in this crewts version yet.`, { code: "CREWTS_INACTIVE_OPTION" });
-      }
-    }
   }
 
   /** Does `task` and returns the final answer text. `tools` replaces the agent's own tools for this task. */
@@ -191,18 +183,7 @@ export class Agent {
         }
         return result;
       } catch (error) {
-        // LLM errors were already retried by the LLM layer; timeouts, aborts and overflowing context
-        // would fail the same way again.
-        const retryable = !(
-          error instanceof LLMError ||
-          error instanceof AgentTimeoutError ||
-          error instanceof ContextWindowExceededError ||
-          error instanceof HookBlockedError ||
-          // A pause for a human is not a failure: the crew checkpoints it and stops.
-          error instanceof HumanInputPending ||
-          isAbort(error) ||
-          currentRun()?.signal?.aborted === true
-        );
+        const retryable = isRetryableRunError(error);
         if (retryable && attempt < this.maxRetryLimit) continue;
         if (eventBus.hasListeners("agent_execution_error")) {
           eventBus.emit("agent_execution_error", { ...fullSource, agentId: this.id, agentRole: this.role, error: errorMessage(error) });
@@ -240,15 +221,26 @@ export class Agent {
     // Counted per call, not as a difference of the agent's totals: kickoffs may run at the same time.
     const usage = emptyUsageMetrics();
     const execute = (loop?: AgentLoopControl) => this.executeTaskDetailed(task, undefined, undefined, {}, usage, loop);
+    const source: CallSource = { agentId: this.id, agentRole: this.role };
+    const toOutput = async (raw: string, messages: ChatMessage[]): Promise<AgentOutput<z.infer<S>>> => {
+      let parsed: z.infer<S> | undefined;
+      if (options.outputSchema) {
+        const conversion = await convertToSchema(raw, options.outputSchema, { llm: this.llm, source });
+        addToUsageMetrics(this.usageMetrics, conversion.usage);
+        addToUsageMetrics(usage, conversion.usage);
+        parsed = conversion.parsed;
+      }
+      return new AgentOutput<z.infer<S>>({ raw, parsed, agentRole: this.role, usageMetrics: usage, messages });
+    };
     const result = durable ? await durable.run(usage, execute) : await execute();
-    let parsed: z.infer<S> | undefined;
-    if (options.outputSchema) {
-      const conversion = await convertToSchema(result.output, options.outputSchema, { llm: this.llm, source: { agentId: this.id, agentRole: this.role } });
-      addToUsageMetrics(this.usageMetrics, conversion.usage);
-      addToUsageMetrics(usage, conversion.usage);
-      parsed = conversion.parsed;
-    }
-    return new AgentOutput<z.infer<S>>({ raw: result.output, parsed, agentRole: this.role, usageMetrics: usage, messages: result.messages });
+    const output = await toOutput(result.output, result.messages);
+    if (this.options.guardrail === undefined) return output;
+    // A retry is a new run with the guardrail's feedback as context (it is not checkpointed).
+    const again = async (feedback: string) => {
+      const retried = await this.executeTaskDetailed(task, feedback, undefined, {}, usage);
+      return toOutput(retried.output, retried.messages);
+    };
+    return enforceAgentGuardrail(this, output, { again, fromRaw: (raw, previous) => toOutput(raw, previous.messages), outputSchema: options.outputSchema, usage, source });
   }
 
   /** Continues a kickoff that rejected with HumanInputPending: `answer` goes to the tool approval it paused on. */
@@ -395,30 +387,4 @@ export class Agent {
       : executor.run();
     return controller ? withTimeout(run, controller, this.maxExecutionTime!) : run;
   }
-}
-
-async function withTimeout<T>(run: Promise<T>, controller: AbortController, seconds: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new AgentTimeoutError(prompts.timedOut(seconds));
-      controller.abort(error);
-      reject(error);
-    }, seconds * 1000);
-  });
-  try {
-    return await Promise.race([run, timeout]);
-  } finally {
-    clearTimeout(timer);
-    // The loop may still settle after the timeout; its rejection is expected and already reported.
-    run.catch(() => undefined);
-  }
-}
-
-function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

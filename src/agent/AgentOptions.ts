@@ -5,7 +5,7 @@ import type { BaseKnowledgeSource } from "../knowledge/sources/BaseKnowledgeSour
 import type { BaseLLM } from "../llm/types.js";
 import { mcpsOption, type MCPServerReference } from "../mcp/config.js";
 import { BaseTool } from "../tools/BaseTool.js";
-import type { Guardrail } from "../task/guardrails.js";
+import type { AgentGuardrail } from "./agentGuardrail.js";
 import type { AgentStep } from "./AgentExecutor.js";
 import { checkpointOptionSchema } from "../runtime/checkpoint/checkpointOption.js";
 import type { CheckpointConfig } from "../runtime/checkpoint/types.js";
@@ -72,9 +72,13 @@ export interface AgentOptions {
   knowledgeConfig?: KnowledgeConfig;
   /** Embeds the agent's knowledge (default: the crew's embedder; none: keyword search). */
   embedder?: EmbedderSpec;
-  /** Checks the agent's output, as a task's guardrail does: a function returning [ok, resultOrError], or a rule an LLM judges. */
-  guardrail?: Guardrail;
-  /** Attempts for the guardrail (default 3). */
+  /**
+   * Checks the answer of `agent.kickoff` (CrewAI's agent guardrail): a function that gets the AgentOutput and
+   * returns [ok, resultOrError] (or { success, result?, error? }), or a rule the agent's LLM judges. On failure
+   * the agent is asked again with the error. Inside a crew only the task's own guardrails apply, as in CrewAI.
+   */
+  guardrail?: AgentGuardrail;
+  /** Times the agent is asked again when its guardrail fails, before GuardrailError (default 3). */
   guardrailMaxRetries?: number;
   /** Standalone `kickoff`: write a checkpoint after each model reply and tool result (true: the defaults), resumable with `{ fromCheckpoint }`. */
   checkpoint?: boolean | CheckpointConfig;
@@ -123,8 +127,8 @@ export const agentOptionsSchema = z
     knowledgeSources: knowledgeSourcesSchema.optional(),
     knowledgeConfig: knowledgeConfigSchema.optional(),
     embedder: embedderSpecSchema.optional(),
-    guardrail: z.unknown().optional(),
-    guardrailMaxRetries: z.number().int().min(0).optional(),
+    guardrail: z.union([fn, z.string().trim().min(1, "a string guardrail must describe the rule")], { error: "must be a function (output) => [ok, result] or a string describing a rule" }).optional(),
+    guardrailMaxRetries: z.number().int().min(0, "guardrailMaxRetries must be 0 or more").optional(),
     checkpoint: checkpointOptionSchema.optional(),
   })
   .strict();

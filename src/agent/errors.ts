@@ -21,3 +21,17 @@ export class AgentConfigError extends Error {
     this.name = "AgentConfigError";
   }
 }
+
+/** Thrown when a guardrail still fails after its retries; the message names the task (or the agent, for agent.kickoff), the guardrail and the last error. */
+export class GuardrailError extends Error {
+  constructor(
+    message: string,
+    /** The last error the guardrail reported. */
+    readonly lastError: string,
+    /** How many times the agent was asked to retry for this guardrail. */
+    readonly retries: number,
+  ) {
+    super(message);
+    this.name = "GuardrailError";
+  }
+}

@@ -1,6 +1,7 @@
 export { Agent } from "./Agent.js";
 export type { AgentOptions } from "./AgentOptions.js";
 export { AgentOutput } from "./AgentOutput.js";
+export type { AgentGuardrail, AgentGuardrailFunction, AgentGuardrailContext } from "./agentGuardrail.js";
 export type { AgentStep } from "./AgentExecutor.js";
 export type { AgentTask } from "./promptBuilder.js";
 export { AgentConfigError, AgentTimeoutError, ContextWindowExceededError } from "./errors.js";

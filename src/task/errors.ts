@@ -1,3 +1,6 @@
+// Shared with the agent's own guardrail, so one class is caught for both.
+export { GuardrailError } from "../agent/errors.js";
+
 /** Thrown at construction when Task options are invalid; the message names the field and the fix. */
 export class TaskValidationError extends Error {
   constructor(message: string) {
@@ -17,20 +20,6 @@ export class OutputFilePathError extends TaskValidationError {
   ) {
     super(message);
     this.name = "OutputFilePathError";
-  }
-}
-
-/** Thrown when a guardrail still fails after its retries; the message names the task, the guardrail and the last error. */
-export class GuardrailError extends Error {
-  constructor(
-    message: string,
-    /** The last error the guardrail reported. */
-    readonly lastError: string,
-    /** How many times the agent was asked to retry for this guardrail. */
-    readonly retries: number,
-  ) {
-    super(message);
-    this.name = "GuardrailError";
   }
 }
 

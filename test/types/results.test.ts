@@ -2,7 +2,7 @@
 // kickoffs) and `npm run typecheck` checks the expectTypeOf lines.
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { Agent, Crew, Flow, listen, start, Task, type AgentOptions, type CrewOutput, type Guardrail } from "../../src/index.js";
+import { Agent, Crew, Flow, listen, start, Task, type AgentGuardrail, type AgentOptions, type AgentOutput, type CrewOutput } from "../../src/index.js";
 import { FakeLLM } from "../../src/testing/index.js";
 
 const Brief = z.object({ title: z.string(), points: z.array(z.string()) });
@@ -57,7 +57,8 @@ describe("typed results", () => {
     expectTypeOf<Awaited<ReturnType<Untyped["kickoff"]>>>().toBeUnknown();
   });
 
-  it("Agent's guardrail is typed like Task's", () => {
-    expectTypeOf<AgentOptions["guardrail"]>().toEqualTypeOf<Guardrail | undefined>();
+  it("Agent's guardrail checks the AgentOutput of a kickoff", () => {
+    expectTypeOf<AgentOptions["guardrail"]>().toEqualTypeOf<AgentGuardrail | undefined>();
+    expectTypeOf<Parameters<Exclude<AgentGuardrail, string>>[0]>().toEqualTypeOf<AgentOutput>();
   });
 });
