@@ -77,7 +77,7 @@ describe("log checkpoints on the worker thread", () => {
     expect(out).toContain("DONE");
     const db = new Database(join(dir, "cps", "checkpoints.db"), { readonly: true });
     try {
-      expect((db.prepare("SELECT count(*) AS n FROM checkpoint_rows").get() as { n: number }).n).toBe(800);
+      expect((db.prepare("SELECT count(*) AS n FROM checkpoint_log").get() as { n: number }).n).toBe(800);
     } finally {
       db.close();
     }

@@ -95,6 +95,34 @@ export function describeCheckpointStore(name: string, factory: () => CheckpointS
       }
     });
 
+    it("keeps interleaved runs apart: each lineage's checkpoints load as saved, and two stores starting runs at once do not mix them", async () => {
+      const other = fixture.reopen();
+      try {
+        const saved: Checkpoint[] = [];
+        const lastOf = new Map<string, Checkpoint>();
+        const journals = new Map<string, FlowJournalEntry[]>();
+        // Three runs written in turns, two through this store and one through another instance of the same data.
+        for (let n = 1; n <= 4; n++) {
+          for (const [lineage, target] of [["I1", store], ["I2", other], ["I3", store]] as const) {
+            const journal = journals.get(lineage) ?? [];
+            journals.set(lineage, journal);
+            journal.push({ method: `${lineage}-${n}`, result: n });
+            const cp = flowCheckpoint(lineage, n, { id: lineage, n, owner: lineage }, journal, lastOf.get(lineage)?.id);
+            await target.save(cp);
+            lastOf.set(lineage, cp);
+            saved.push(cp);
+          }
+        }
+        for (const cp of saved) expect(await store.load(cp.id)).toEqual(cp);
+        expect((await other.list({ lineage: "I2" })).map((c) => c.id)).toEqual(saved.filter((c) => c.lineage === "I2").map((c) => c.id));
+        await store.prune("I1", 1);
+        expect((await store.list({ lineage: "I1" })).map((c) => c.id)).toEqual([lastOf.get("I1")!.id]);
+        for (const cp of saved.filter((c) => c.lineage !== "I1")) expect(await store.load(cp.id)).toEqual(cp);
+      } finally {
+        await other.close?.();
+      }
+    });
+
     it("continues a lineage written by another store instance", async () => {
       const journal: FlowJournalEntry[] = [{ method: "a", result: 1 }];
       const first = flowCheckpoint("F2", 1, { id: "x", v: 1 }, journal);
