@@ -9,8 +9,13 @@ type OtelApi = typeof OtelApiModule;
 /** One open span, with what it was opened under so that ending a run ends what it left open. */
 interface OpenSpan {
   span: Span;
-  context: Context;
-  parentKey: string | undefined;
+  key: string;
+  /** The context the span was started in; the span's own context is made from it on first need. */
+  parentContext: Context;
+  context: Context | undefined;
+  parent: OpenSpan | undefined;
+  /** Spans opened under this one and still open (made on the first child). */
+  children: OpenSpan[] | undefined;
 }
 
 /** Span attributes and span-event text are cut to this size; prompts can be huge. */
@@ -25,38 +30,40 @@ const MAX_CONTENT_CHARS = 16_000;
 export class RunTracer {
   private readonly open = new Map<string, OpenSpan[]>();
   // The span opened for a start event, for code that runs inside it (see TraceHooks.within).
-  private readonly byEvent = new WeakMap<object, Context>();
+  private readonly byEvent = new WeakMap<object, OpenSpan>();
+  // Read once: the API module's exports are getters, and these are used for every span.
+  private readonly trace: OtelApi["trace"];
+  private readonly contexts: OtelApi["context"];
+  private readonly clientKind: OtelApi["SpanKind"]["CLIENT"];
+  private readonly errorCode: OtelApi["SpanStatusCode"]["ERROR"];
 
   constructor(
     private readonly api: OtelApi,
     private readonly tracer: Tracer,
     private readonly captureContent: boolean,
-  ) {}
+  ) {
+    this.trace = api.trace;
+    this.contexts = api.context;
+    this.clientKind = api.SpanKind.CLIENT;
+    this.errorCode = api.SpanStatusCode.ERROR;
+  }
 
   /** Opens span `name` under key `key`, its parent being the first open key of `parents` (else the scope). */
   start(event: CrewtsEvent, key: string, name: string, parents: (string | undefined)[], attributes: Attributes, kind?: "client"): Span {
-    let parentKey: string | undefined;
-    let parent: Context | undefined;
+    let parent: OpenSpan | undefined;
     for (const candidate of parents) {
-      const found = candidate === undefined ? undefined : this.top(candidate);
-      if (found) {
-        parentKey = candidate;
-        parent = found.context;
-        break;
-      }
+      parent = candidate === undefined ? undefined : this.top(candidate);
+      if (parent) break;
     }
-    parent ??= this.scopeContext(currentScope());
-    const span = this.tracer.startSpan(
-      name,
-      { attributes, ...(kind === "client" ? { kind: this.api.SpanKind.CLIENT } : {}) },
-      parent,
-    );
-    const context = this.api.trace.setSpan(parent, span);
-    let stack = this.open.get(key);
-    if (!stack) this.open.set(key, (stack = []));
-    stack.push({ span, context, parentKey });
+    const parentContext = parent ? this.contextOf(parent) : this.scopeContext(currentScope());
+    const span = this.tracer.startSpan(name, kind === "client" ? { attributes, kind: this.clientKind } : { attributes }, parentContext);
+    const entry: OpenSpan = { span, key, parentContext, context: undefined, parent, children: undefined };
+    if (parent) (parent.children ??= []).push(entry);
+    const stack = this.open.get(key);
+    if (stack) stack.push(entry);
+    else this.open.set(key, [entry]);
     // Only these run code inside their span (TraceHooks.within).
-    if (event.type === "tool_usage_started" || event.type === "method_execution_started") this.byEvent.set(event, context);
+    if (event.type === "tool_usage_started" || event.type === "method_execution_started") this.byEvent.set(event, entry);
     return span;
   }
 
@@ -71,7 +78,8 @@ export class RunTracer {
     const entry = stack?.pop();
     if (!entry || !stack) return false;
     if (stack.length === 0) this.open.delete(key);
-    this.endChildren(key);
+    this.detach(entry);
+    this.endChildren(entry);
     if (attributes) entry.span.setAttributes(attributes);
     if (error !== undefined) this.fail(entry.span, error);
     entry.span.end();
@@ -82,14 +90,13 @@ export class RunTracer {
   fail(span: Span, error: string): void {
     const message = redactSecrets(error);
     span.recordException({ name: "Error", message });
-    span.setStatus({ code: this.api.SpanStatusCode.ERROR, message });
+    span.setStatus({ code: this.errorCode, message });
   }
 
   /** The scope of the span opened for `event`, for code that runs inside that span. */
   scopeOf(event: object): TraceScope | undefined {
-    const context = this.byEvent.get(event);
-    const span = context && this.api.trace.getSpan(context);
-    return span && context ? { context, spanContext: spanContextOf(span) } : undefined;
+    const entry = this.byEvent.get(event);
+    return entry ? { context: this.contextOf(entry), spanContext: spanContextOf(entry.span) } : undefined;
   }
 
   /** The span context of the llm.call span `callId`, as W3C headers. */
@@ -104,9 +111,9 @@ export class RunTracer {
     if (scope) {
       const { traceId, spanId, traceFlags, traceState } = scope.spanContext;
       const state = traceState ? this.api.createTraceState(traceState) : undefined;
-      return this.api.trace.setSpanContext(this.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true, ...(state ? { traceState: state } : {}) });
+      return this.trace.setSpanContext(this.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true, ...(state ? { traceState: state } : {}) });
     }
-    return this.api.context.active();
+    return this.contexts.active();
   }
 
   /** Text for a span attribute or event when content is captured; undefined otherwise. */
@@ -132,16 +139,35 @@ export class RunTracer {
     return stack?.[stack.length - 1];
   }
 
+  // Most spans have no child (an llm.call), so their context holding them is made only when one starts.
+  private contextOf(entry: OpenSpan): Context {
+    return (entry.context ??= this.trace.setSpan(entry.parentContext, entry.span));
+  }
+
+  // Takes an ended span off its parent's list of open children.
+  private detach(entry: OpenSpan): void {
+    const siblings = entry.parent?.children;
+    if (!siblings) return;
+    const i = siblings.lastIndexOf(entry);
+    if (i < 0) return;
+    const last = siblings.pop()!;
+    if (i < siblings.length) siblings[i] = last;
+  }
+
   // A span whose end event never came (a tool whose retry was cut short, a run that threw) ends with its parent.
-  private endChildren(parentKey: string): void {
-    for (const [key, stack] of this.open) {
-      const left = stack.filter((entry) => {
-        if (entry.parentKey !== parentKey) return true;
-        entry.span.end();
-        return false;
-      });
-      if (left.length === 0) this.open.delete(key);
-      else if (left.length !== stack.length) this.open.set(key, left);
+  private endChildren(entry: OpenSpan): void {
+    const children = entry.children;
+    if (!children || children.length === 0) return;
+    entry.children = undefined;
+    for (const child of children) {
+      const stack = this.open.get(child.key);
+      const i = stack ? stack.lastIndexOf(child) : -1;
+      if (stack && i >= 0) {
+        stack.splice(i, 1);
+        if (stack.length === 0) this.open.delete(child.key);
+      }
+      this.endChildren(child);
+      child.span.end();
     }
   }
 }
