@@ -6,10 +6,19 @@ import { currentScope, formatTraceparent, type RemoteSpanContext, type TraceScop
 
 type OtelApi = typeof OtelApiModule;
 
+/** Where a span is filed: a kind ("t" for a task span) then the ids its events carry. */
+export type SpanKey = readonly string[];
+
+/** One level of the key paths: the spans filed under the path so far, and the next levels. */
+interface KeyNode {
+  stack: OpenSpan[] | undefined;
+  next: Map<string, KeyNode> | undefined;
+}
+
 /** One open span, with what it was opened under so that ending a run ends what it left open. */
 interface OpenSpan {
   span: Span;
-  key: string;
+  key: SpanKey;
   /** The context the span was started in; the span's own context is made from it on first need. */
   parentContext: Context;
   context: Context | undefined;
@@ -28,7 +37,7 @@ const MAX_CONTENT_CHARS = 16_000;
  * that started it (a flow method, a tool, a remote caller), found through the async trace scope.
  */
 export class RunTracer {
-  private readonly open = new Map<string, OpenSpan[]>();
+  private readonly open: KeyNode = { stack: undefined, next: undefined };
   // The span opened for a start event, for code that runs inside it (see TraceHooks.within).
   private readonly byEvent = new WeakMap<object, OpenSpan>();
   // Read once: the API module's exports are getters, and these are used for every span.
@@ -49,7 +58,7 @@ export class RunTracer {
   }
 
   /** Opens span `name` under key `key`, its parent being the first open key of `parents` (else the scope). */
-  start(event: CrewtsEvent, key: string, name: string, parents: (string | undefined)[], attributes: Attributes, kind?: "client"): Span {
+  start(event: CrewtsEvent, key: SpanKey, name: string, parents: (SpanKey | undefined)[], attributes: Attributes, kind?: "client"): Span {
     let parent: OpenSpan | undefined;
     for (const candidate of parents) {
       parent = candidate === undefined ? undefined : this.top(candidate);
@@ -59,25 +68,23 @@ export class RunTracer {
     const span = this.tracer.startSpan(name, kind === "client" ? { attributes, kind: this.clientKind } : { attributes }, parentContext);
     const entry: OpenSpan = { span, key, parentContext, context: undefined, parent, children: undefined };
     if (parent) (parent.children ??= []).push(entry);
-    const stack = this.open.get(key);
-    if (stack) stack.push(entry);
-    else this.open.set(key, [entry]);
+    (this.node(key, true)!.stack ??= []).push(entry);
     // Only these run code inside their span (TraceHooks.within).
     if (event.type === "tool_usage_started" || event.type === "method_execution_started") this.byEvent.set(event, entry);
     return span;
   }
 
   /** The open span filed under `key` (the latest one), if any. */
-  span(key: string): Span | undefined {
+  span(key: SpanKey): Span | undefined {
     return this.top(key)?.span;
   }
 
   /** Ends the latest span under `key` (OK, or ERROR with `error` recorded), ending what it left open first. */
-  end(key: string, attributes?: Attributes, error?: string): boolean {
-    const stack = this.open.get(key);
-    const entry = stack?.pop();
-    if (!entry || !stack) return false;
-    if (stack.length === 0) this.open.delete(key);
+  end(key: SpanKey, attributes?: Attributes, error?: string): boolean {
+    const node = this.node(key, false);
+    const entry = node?.stack?.pop();
+    if (!entry || !node) return false;
+    if (node.stack!.length === 0) this.prune(key);
     this.detach(entry);
     this.endChildren(entry);
     if (attributes) entry.span.setAttributes(attributes);
@@ -100,7 +107,7 @@ export class RunTracer {
   }
 
   /** The span context of the llm.call span `callId`, as W3C headers. */
-  headersOf(key: string): Record<string, string> | undefined {
+  headersOf(key: SpanKey): Record<string, string> | undefined {
     const span = this.top(key)?.span;
     return span ? formatTraceparent(spanContextOf(span)) : undefined;
   }
@@ -130,13 +137,48 @@ export class RunTracer {
 
   /** Ends every open span (tracing is being switched off). */
   endAll(): void {
-    for (const stack of this.open.values()) for (const entry of stack) entry.span.end();
-    this.open.clear();
+    const endIn = (node: KeyNode) => {
+      for (const entry of node.stack ?? []) entry.span.end();
+      for (const child of node.next?.values() ?? []) endIn(child);
+    };
+    endIn(this.open);
+    this.open.stack = undefined;
+    this.open.next = undefined;
   }
 
-  private top(key: string): OpenSpan | undefined {
-    const stack = this.open.get(key);
+  private top(key: SpanKey): OpenSpan | undefined {
+    const stack = this.node(key, false)?.stack;
     return stack?.[stack.length - 1];
+  }
+
+  // The node at `key`, made (with the levels above it) when `create` and missing.
+  private node(key: SpanKey, create: boolean): KeyNode | undefined {
+    let node = this.open;
+    for (const part of key) {
+      let next = node.next?.get(part);
+      if (!next) {
+        if (!create) return undefined;
+        next = { stack: undefined, next: undefined };
+        (node.next ??= new Map()).set(part, next);
+      }
+      node = next;
+    }
+    return node;
+  }
+
+  // Drops the levels of `key` left empty, so ids of finished runs are not kept.
+  private prune(key: SpanKey): void {
+    const path: KeyNode[] = [this.open];
+    for (const part of key) {
+      const next = path[path.length - 1]!.next?.get(part);
+      if (!next) return;
+      path.push(next);
+    }
+    for (let i = key.length; i > 0; i--) {
+      const node = path[i]!;
+      if ((node.stack?.length ?? 0) > 0 || (node.next?.size ?? 0) > 0) return;
+      path[i - 1]!.next!.delete(key[i - 1]!);
+    }
   }
 
   // Most spans have no child (an llm.call), so their context holding them is made only when one starts.
@@ -160,11 +202,11 @@ export class RunTracer {
     if (!children || children.length === 0) return;
     entry.children = undefined;
     for (const child of children) {
-      const stack = this.open.get(child.key);
+      const stack = this.node(child.key, false)?.stack;
       const i = stack ? stack.lastIndexOf(child) : -1;
       if (stack && i >= 0) {
         stack.splice(i, 1);
-        if (stack.length === 0) this.open.delete(child.key);
+        if (stack.length === 0) this.prune(child.key);
       }
       this.endChildren(child);
       child.span.end();

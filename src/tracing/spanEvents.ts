@@ -1,27 +1,30 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { CrewtsEvent, EventBus, EventSource, EventType } from "../events/index.js";
-import { runOf, type RunTracer } from "./RunTracer.js";
+import { runOf, type RunTracer, type SpanKey } from "./RunTracer.js";
 import { currentScope } from "./traceContext.js";
 
 type Handler<K extends EventType> = (event: CrewtsEvent<K>, t: RunTracer) => void;
 type HandlerMap = { [K in EventType]?: Handler<K> };
 
-// Keys of open spans: each names the run and ids the events of that span carry.
-const crewKey = (e: EventSource) => `c:${runOf(e)}`;
-const taskKey = (e: EventSource) => (e.taskId === undefined ? undefined : `t:${runOf(e)}:${e.taskId}`);
-const agentKey = (e: EventSource) => (e.agentId === undefined ? undefined : `a:${runOf(e)}:${e.taskId ?? ""}:${e.agentId}`);
-const flowKey = (flowId: string) => `f:${flowId}`;
+// Keys of open spans: each names the run and ids the events of that span carry. A key is a path of
+// those ids as they come (not one string joined from them): their hashes are cached, a joined
+// string is hashed anew at every lookup.
+const crewKey = (e: EventSource): SpanKey => ["c", runOf(e)];
+const taskKey = (e: EventSource): SpanKey | undefined => (e.taskId === undefined ? undefined : ["t", runOf(e), e.taskId]);
+const agentKey = (e: EventSource): SpanKey | undefined => (e.agentId === undefined ? undefined : ["a", runOf(e), e.taskId ?? "", e.agentId]);
+const flowKey = (flowId: string): SpanKey => ["f", flowId];
+const methodKey = (e: { flowId: string; methodName: string }): SpanKey => ["m", e.flowId, e.methodName];
 /** The spans something inside an agent's work can nest under, nearest first. */
 const within = (e: EventSource) => [agentKey(e), taskKey(e), e.kickoffId ?? e.crewId ? crewKey(e) : undefined, e.flowId ? flowKey(e.flowId) : undefined];
 
-const llmKey = (callId: string) => `l:${callId}`;
-const toolKey = (e: EventSource & { toolName: string }) => `x:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.toolName}`;
-const retrievalKey = (e: EventSource) => `r:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}`;
-const memoryQueryKey = (e: EventSource & { memoryKind: string }) => `q:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.memoryKind}`;
-const knowledgeKey = (e: EventSource & { collectionName: string }) => `k:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.collectionName}`;
-const rewriteKey = (e: EventSource) => `kq:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}`;
-const mcpCallKey = (e: EventSource & { serverName: string; toolName: string }) => `p:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.serverName}:${e.toolName}`;
-const mcpConnectKey = (e: EventSource & { serverName: string }) => `pc:${runOf(e)}:${e.serverName}`;
+const llmKey = (callId: string): SpanKey => ["l", callId];
+const toolKey = (e: EventSource & { toolName: string }): SpanKey => ["x", runOf(e), e.taskId ?? "", e.agentId ?? "", e.toolName];
+const retrievalKey = (e: EventSource): SpanKey => ["r", runOf(e), e.taskId ?? "", e.agentId ?? ""];
+const memoryQueryKey = (e: EventSource & { memoryKind: string }): SpanKey => ["q", runOf(e), e.taskId ?? "", e.agentId ?? "", e.memoryKind];
+const knowledgeKey = (e: EventSource & { collectionName: string }): SpanKey => ["k", runOf(e), e.taskId ?? "", e.agentId ?? "", e.collectionName];
+const rewriteKey = (e: EventSource): SpanKey => ["kq", runOf(e), e.taskId ?? "", e.agentId ?? ""];
+const mcpCallKey = (e: EventSource & { serverName: string; toolName: string }): SpanKey => ["p", runOf(e), e.taskId ?? "", e.agentId ?? "", e.serverName, e.toolName];
+const mcpConnectKey = (e: EventSource & { serverName: string }): SpanKey => ["pc", runOf(e), e.serverName];
 /** MCP spans say which server, by name and transport (never its URL query, headers or environment). */
 const mcpAttributes = (e: EventSource & { serverName: string; transport: string }): Attributes => ({ ...agentAttributes(e), "crewts.mcp.server": e.serverName, "crewts.mcp.transport": e.transport });
 
@@ -126,16 +129,16 @@ const handlers: HandlerMap = {
   flow_started: (e, t) => t.start(e, flowKey(e.flowId), "flow.kickoff", [], withContent(t, { "crewts.flow.name": e.flowName, "crewts.flow.id": e.flowId }, "crewts.flow.inputs", e.inputs)),
   flow_finished: (e, t) => t.end(flowKey(e.flowId), withContent(t, {}, "crewts.flow.result", e.result)),
   method_execution_started: (e, t) =>
-    t.start(e, `m:${e.flowId}:${e.methodName}`, "flow.method", [flowKey(e.flowId)], { "crewts.flow.name": e.flowName, "crewts.flow.id": e.flowId, "crewts.flow.method": e.methodName }),
-  method_execution_finished: (e, t) => t.end(`m:${e.flowId}:${e.methodName}`, withContent(t, {}, "crewts.flow.method.result", e.result)),
+    t.start(e, methodKey(e), "flow.method", [flowKey(e.flowId)], { "crewts.flow.name": e.flowName, "crewts.flow.id": e.flowId, "crewts.flow.method": e.methodName }),
+  method_execution_finished: (e, t) => t.end(methodKey(e), withContent(t, {}, "crewts.flow.method.result", e.result)),
   method_execution_failed: (e, t) => {
-    t.end(`m:${e.flowId}:${e.methodName}`, undefined, e.error);
+    t.end(methodKey(e), undefined, e.error);
     // A failed method fails the whole flow run, and no flow event follows.
     t.end(flowKey(e.flowId), undefined, e.error);
   },
 
   // A pause for human feedback ends the run's spans without an error; a resume is a new flow.kickoff.
-  method_execution_paused: (e, t) => t.end(`m:${e.flowId}:${e.methodName}`, { "crewts.flow.paused": true }),
+  method_execution_paused: (e, t) => t.end(methodKey(e), { "crewts.flow.paused": true }),
   flow_paused: (e, t) => t.end(flowKey(e.flowId), { "crewts.flow.paused": true, "crewts.flow.method": e.methodName }),
 
   memory_retrieval_started: (e, t) => t.start(e, retrievalKey(e), "memory.retrieval", within(e), { ...agentAttributes(e), "crewts.memory.kinds": e.memoryKinds }),
