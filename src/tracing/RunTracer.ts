@@ -174,7 +174,8 @@ export class RunTracer {
       if (!next) return;
       path.push(next);
     }
-    for (let i = key.length; i > 0; i--) {
+    // The first level, the kinds of span, is a handful of nodes kept for good.
+    for (let i = key.length; i > 1; i--) {
       const node = path[i]!;
       if ((node.stack?.length ?? 0) > 0 || (node.next?.size ?? 0) > 0) return;
       path[i - 1]!.next!.delete(key[i - 1]!);
