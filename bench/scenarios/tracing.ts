@@ -62,7 +62,8 @@ export async function tracingScenarios(config: BenchConfig): Promise<ScenarioRep
     details: [
       `Each run builds a one-agent crew of ${TASKS} tasks (in-memory task output store) and kicks it off. "tracing on" calls ` +
         "enableTracing() with a BasicTracerProvider and a SimpleSpanProcessor into an InMemorySpanExporter before the run and " +
-        `switches it off after (counted too), so ${SPANS_PER_RUN} spans are made per run. Tracing off is the default: emitters skip the events nobody listens to. ` +
+        `switches it off after (counted too), so ${SPANS_PER_RUN} spans are made per run. The processor exports each span as it ends ` +
+        "(the in-memory exporter arms one timer per export), which a BatchSpanProcessor would group. Tracing off is the default: emitters skip the events nobody listens to. " +
         (offM.summary && onM.summary ? `On/off: ${formatRatio(onM.summary.median / offM.summary.median)}.` : ""),
       samplesTable(scenario, measured, "per task"),
     ],

@@ -172,14 +172,14 @@ export class Agent {
     const resumed = loop.state ?? currentRun()?.humanAnswer?.takeRun(agentRunKey(this.role, task.description));
     if (!resumed && hasTaskContext(this)) taskPrompt = await addTaskContext(this, task, taskPrompt, activeTools, fullSource, count);
     if (eventBus.hasListeners("agent_execution_started")) {
-      eventBus.emit("agent_execution_started", { ...fullSource, agentId: this.id, agentRole: this.role, taskPrompt, taskDescription: task.description, tools: activeTools.map((t) => t.name) });
+      eventBus.emit("agent_execution_started", Object.assign({}, fullSource, { agentId: this.id, agentRole: this.role, taskPrompt, taskDescription: task.description, tools: activeTools.map((t) => t.name) }));
     }
     for (let attempt = 0; ; attempt++) {
       try {
         const result = await this.runLoop(taskPrompt, activeTools, fullSource, attempt === 0 ? { ...loop, ...(resumed ? { state: resumed } : {}) } : loop, task.description);
         count(result.usage);
         if (eventBus.hasListeners("agent_execution_completed")) {
-          eventBus.emit("agent_execution_completed", { ...fullSource, agentId: this.id, agentRole: this.role, output: result.output });
+          eventBus.emit("agent_execution_completed", Object.assign({}, fullSource, { agentId: this.id, agentRole: this.role, output: result.output }));
         }
         return result;
       } catch (error) {

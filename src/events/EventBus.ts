@@ -61,7 +61,9 @@ export class EventBus {
   emit<K extends EventType>(type: K, payload: EventPayloads[K]): CrewtsEvent<K> | undefined {
     const set = this.handlers.get(type);
     if (this.wildcard.size === 0 && (set === undefined || set.size === 0)) return undefined;
-    const event = { ...payload, type, eventId: randomUUID(), timestamp: new Date() } as unknown as CrewtsEvent<K>;
+    // Object.assign, not `{ ...payload, type, ... }`: V8 (Node 20) takes a slow path (~15x) when
+    // properties follow a spread in an object literal. Same keys, same order, type still wins.
+    const event = Object.assign({}, payload, { type, eventId: randomUUID(), timestamp: new Date() }) as unknown as CrewtsEvent<K>;
     if (set) for (const handler of [...set]) this.deliver(handler, event);
     for (const handler of [...this.wildcard]) this.deliver(handler, event);
     return event;

@@ -26,9 +26,10 @@ export function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LLMCallO
 
 async function callLLMWithEvents(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, callId: string): Promise<LLMResult> {
   const source = options.source ?? {};
+  // Payloads are built with Object.assign: `{ ...source, more }` takes a slow path in V8 (Node 20).
   if (eventBus.hasListeners("llm_call_started")) {
     // A copy: callers keep appending to their message list, and a listener must see what was sent.
-    eventBus.emit("llm_call_started", { ...source, callId, model: llm.model, messages: [...messages], tools: options.tools?.map((tool) => tool.name) ?? [] });
+    eventBus.emit("llm_call_started", Object.assign({}, source, { callId, model: llm.model, messages: [...messages], tools: options.tools?.map((tool) => tool.name) ?? [] }));
   }
   const started = performance.now();
   let result: LLMResult;
@@ -47,16 +48,18 @@ async function callLLMWithEvents(llm: BaseLLM, messages: ChatMessage[], options:
     throw error;
   }
   if (eventBus.hasListeners("llm_call_completed")) {
-    eventBus.emit("llm_call_completed", {
-      ...source,
-      callId,
-      model: llm.model,
-      response: result.text,
-      toolCalls: result.toolCalls ?? [],
-      usage: result.usage,
-      durationMs: Math.round(performance.now() - started),
-      ...(result.finishReason !== undefined ? { finishReason: result.finishReason } : {}),
-    });
+    eventBus.emit(
+      "llm_call_completed",
+      Object.assign({}, source, {
+        callId,
+        model: llm.model,
+        response: result.text,
+        toolCalls: result.toolCalls ?? [],
+        usage: result.usage,
+        durationMs: Math.round(performance.now() - started),
+        ...(result.finishReason !== undefined ? { finishReason: result.finishReason } : {}),
+      }),
+    );
   }
   return result;
 }

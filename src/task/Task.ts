@@ -270,7 +270,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     this.processedByAgents.add(agent.role);
     const source: CallSource = { ...opts.source, taskId: this.id, agentId: agent.id, agentRole: agent.role };
     if (this.name !== undefined) source.taskName = this.name;
-    if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", { ...source, taskId: this.id, context, taskDescription: this.description });
+    if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", Object.assign({}, source, { taskId: this.id, context, taskDescription: this.description }));
     try {
       // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
       const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;
@@ -279,7 +279,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
       this.showExecution(startTime, context, retries);
       if (this.options.callback) await this.options.callback(output);
       if (this.outputFile !== undefined) await writeOutputFile(this.outputFile, output.toString(), this.createDirectory, this);
-      if (eventBus.hasListeners("task_completed")) eventBus.emit("task_completed", { ...source, taskId: this.id, output: output.raw });
+      if (eventBus.hasListeners("task_completed")) eventBus.emit("task_completed", Object.assign({}, source, { taskId: this.id, output: output.raw }));
       return output;
     } catch (error) {
       if (this.startTime !== startTime) this.showExecution(startTime, context, retries);

@@ -6,11 +6,25 @@ import { currentScope, formatTraceparent, type RemoteSpanContext, type TraceScop
 
 type OtelApi = typeof OtelApiModule;
 
+/** Where a span is filed: a kind ("t" for a task span) then the ids its events carry. */
+export type SpanKey = readonly string[];
+
+/** One level of the key paths: the spans filed under the path so far, and the next levels. */
+interface KeyNode {
+  stack: OpenSpan[] | undefined;
+  next: Map<string, KeyNode> | undefined;
+}
+
 /** One open span, with what it was opened under so that ending a run ends what it left open. */
 interface OpenSpan {
   span: Span;
-  context: Context;
-  parentKey: string | undefined;
+  key: SpanKey;
+  /** The context the span was started in; the span's own context is made from it on first need. */
+  parentContext: Context;
+  context: Context | undefined;
+  parent: OpenSpan | undefined;
+  /** Spans opened under this one and still open (made on the first child). */
+  children: OpenSpan[] | undefined;
 }
 
 /** Span attributes and span-event text are cut to this size; prompts can be huge. */
@@ -23,55 +37,56 @@ const MAX_CONTENT_CHARS = 16_000;
  * that started it (a flow method, a tool, a remote caller), found through the async trace scope.
  */
 export class RunTracer {
-  private readonly open = new Map<string, OpenSpan[]>();
+  private readonly open: KeyNode = { stack: undefined, next: undefined };
   // The span opened for a start event, for code that runs inside it (see TraceHooks.within).
-  private readonly byEvent = new WeakMap<object, Context>();
+  private readonly byEvent = new WeakMap<object, OpenSpan>();
+  // Read once: the API module's exports are getters, and these are used for every span.
+  private readonly trace: OtelApi["trace"];
+  private readonly contexts: OtelApi["context"];
+  private readonly clientKind: OtelApi["SpanKind"]["CLIENT"];
+  private readonly errorCode: OtelApi["SpanStatusCode"]["ERROR"];
 
   constructor(
     private readonly api: OtelApi,
     private readonly tracer: Tracer,
     private readonly captureContent: boolean,
-  ) {}
+  ) {
+    this.trace = api.trace;
+    this.contexts = api.context;
+    this.clientKind = api.SpanKind.CLIENT;
+    this.errorCode = api.SpanStatusCode.ERROR;
+  }
 
   /** Opens span `name` under key `key`, its parent being the first open key of `parents` (else the scope). */
-  start(event: CrewtsEvent, key: string, name: string, parents: (string | undefined)[], attributes: Attributes, kind?: "client"): Span {
-    let parentKey: string | undefined;
-    let parent: Context | undefined;
+  start(event: CrewtsEvent, key: SpanKey, name: string, parents: (SpanKey | undefined)[], attributes: Attributes, kind?: "client"): Span {
+    let parent: OpenSpan | undefined;
     for (const candidate of parents) {
-      const found = candidate === undefined ? undefined : this.top(candidate);
-      if (found) {
-        parentKey = candidate;
-        parent = found.context;
-        break;
-      }
+      parent = candidate === undefined ? undefined : this.top(candidate);
+      if (parent) break;
     }
-    parent ??= this.scopeContext(currentScope());
-    const span = this.tracer.startSpan(
-      name,
-      { attributes, ...(kind === "client" ? { kind: this.api.SpanKind.CLIENT } : {}) },
-      parent,
-    );
-    const context = this.api.trace.setSpan(parent, span);
-    let stack = this.open.get(key);
-    if (!stack) this.open.set(key, (stack = []));
-    stack.push({ span, context, parentKey });
+    const parentContext = parent ? this.contextOf(parent) : this.scopeContext(currentScope());
+    const span = this.tracer.startSpan(name, kind === "client" ? { attributes, kind: this.clientKind } : { attributes }, parentContext);
+    const entry: OpenSpan = { span, key, parentContext, context: undefined, parent, children: undefined };
+    if (parent) (parent.children ??= []).push(entry);
+    (this.node(key, true)!.stack ??= []).push(entry);
     // Only these run code inside their span (TraceHooks.within).
-    if (event.type === "tool_usage_started" || event.type === "method_execution_started") this.byEvent.set(event, context);
+    if (event.type === "tool_usage_started" || event.type === "method_execution_started") this.byEvent.set(event, entry);
     return span;
   }
 
   /** The open span filed under `key` (the latest one), if any. */
-  span(key: string): Span | undefined {
+  span(key: SpanKey): Span | undefined {
     return this.top(key)?.span;
   }
 
   /** Ends the latest span under `key` (OK, or ERROR with `error` recorded), ending what it left open first. */
-  end(key: string, attributes?: Attributes, error?: string): boolean {
-    const stack = this.open.get(key);
-    const entry = stack?.pop();
-    if (!entry || !stack) return false;
-    if (stack.length === 0) this.open.delete(key);
-    this.endChildren(key);
+  end(key: SpanKey, attributes?: Attributes, error?: string): boolean {
+    const node = this.node(key, false);
+    const entry = node?.stack?.pop();
+    if (!entry || !node) return false;
+    if (node.stack!.length === 0) this.prune(key);
+    this.detach(entry);
+    this.endChildren(entry);
     if (attributes) entry.span.setAttributes(attributes);
     if (error !== undefined) this.fail(entry.span, error);
     entry.span.end();
@@ -82,18 +97,17 @@ export class RunTracer {
   fail(span: Span, error: string): void {
     const message = redactSecrets(error);
     span.recordException({ name: "Error", message });
-    span.setStatus({ code: this.api.SpanStatusCode.ERROR, message });
+    span.setStatus({ code: this.errorCode, message });
   }
 
   /** The scope of the span opened for `event`, for code that runs inside that span. */
   scopeOf(event: object): TraceScope | undefined {
-    const context = this.byEvent.get(event);
-    const span = context && this.api.trace.getSpan(context);
-    return span && context ? { context, spanContext: spanContextOf(span) } : undefined;
+    const entry = this.byEvent.get(event);
+    return entry ? { context: this.contextOf(entry), spanContext: spanContextOf(entry.span) } : undefined;
   }
 
   /** The span context of the llm.call span `callId`, as W3C headers. */
-  headersOf(key: string): Record<string, string> | undefined {
+  headersOf(key: SpanKey): Record<string, string> | undefined {
     const span = this.top(key)?.span;
     return span ? formatTraceparent(spanContextOf(span)) : undefined;
   }
@@ -104,9 +118,9 @@ export class RunTracer {
     if (scope) {
       const { traceId, spanId, traceFlags, traceState } = scope.spanContext;
       const state = traceState ? this.api.createTraceState(traceState) : undefined;
-      return this.api.trace.setSpanContext(this.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true, ...(state ? { traceState: state } : {}) });
+      return this.trace.setSpanContext(this.api.ROOT_CONTEXT, { traceId, spanId, traceFlags, isRemote: true, ...(state ? { traceState: state } : {}) });
     }
-    return this.api.context.active();
+    return this.contexts.active();
   }
 
   /** Text for a span attribute or event when content is captured; undefined otherwise. */
@@ -123,25 +137,80 @@ export class RunTracer {
 
   /** Ends every open span (tracing is being switched off). */
   endAll(): void {
-    for (const stack of this.open.values()) for (const entry of stack) entry.span.end();
-    this.open.clear();
+    const endIn = (node: KeyNode) => {
+      for (const entry of node.stack ?? []) entry.span.end();
+      for (const child of node.next?.values() ?? []) endIn(child);
+    };
+    endIn(this.open);
+    this.open.stack = undefined;
+    this.open.next = undefined;
   }
 
-  private top(key: string): OpenSpan | undefined {
-    const stack = this.open.get(key);
+  private top(key: SpanKey): OpenSpan | undefined {
+    const stack = this.node(key, false)?.stack;
     return stack?.[stack.length - 1];
   }
 
+  // The node at `key`, made (with the levels above it) when `create` and missing.
+  private node(key: SpanKey, create: boolean): KeyNode | undefined {
+    let node = this.open;
+    for (const part of key) {
+      let next = node.next?.get(part);
+      if (!next) {
+        if (!create) return undefined;
+        next = { stack: undefined, next: undefined };
+        (node.next ??= new Map()).set(part, next);
+      }
+      node = next;
+    }
+    return node;
+  }
+
+  // Drops the levels of `key` left empty, so ids of finished runs are not kept.
+  private prune(key: SpanKey): void {
+    const path: KeyNode[] = [this.open];
+    for (const part of key) {
+      const next = path[path.length - 1]!.next?.get(part);
+      if (!next) return;
+      path.push(next);
+    }
+    // The first level, the kinds of span, is a handful of nodes kept for good.
+    for (let i = key.length; i > 1; i--) {
+      const node = path[i]!;
+      if ((node.stack?.length ?? 0) > 0 || (node.next?.size ?? 0) > 0) return;
+      path[i - 1]!.next!.delete(key[i - 1]!);
+    }
+  }
+
+  // Most spans have no child (an llm.call), so their context holding them is made only when one starts.
+  private contextOf(entry: OpenSpan): Context {
+    return (entry.context ??= this.trace.setSpan(entry.parentContext, entry.span));
+  }
+
+  // Takes an ended span off its parent's list of open children.
+  private detach(entry: OpenSpan): void {
+    const siblings = entry.parent?.children;
+    if (!siblings) return;
+    const i = siblings.lastIndexOf(entry);
+    if (i < 0) return;
+    const last = siblings.pop()!;
+    if (i < siblings.length) siblings[i] = last;
+  }
+
   // A span whose end event never came (a tool whose retry was cut short, a run that threw) ends with its parent.
-  private endChildren(parentKey: string): void {
-    for (const [key, stack] of this.open) {
-      const left = stack.filter((entry) => {
-        if (entry.parentKey !== parentKey) return true;
-        entry.span.end();
-        return false;
-      });
-      if (left.length === 0) this.open.delete(key);
-      else if (left.length !== stack.length) this.open.set(key, left);
+  private endChildren(entry: OpenSpan): void {
+    const children = entry.children;
+    if (!children || children.length === 0) return;
+    entry.children = undefined;
+    for (const child of children) {
+      const stack = this.node(child.key, false)?.stack;
+      const i = stack ? stack.lastIndexOf(child) : -1;
+      if (stack && i >= 0) {
+        stack.splice(i, 1);
+        if (stack.length === 0) this.prune(child.key);
+      }
+      this.endChildren(child);
+      child.span.end();
     }
   }
 }

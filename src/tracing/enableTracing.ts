@@ -1,3 +1,4 @@
+import type * as OtelApi from "@opentelemetry/api";
 import type { TracerProvider } from "@opentelemetry/api";
 import { eventBus, setTraceHooks } from "../events/index.js";
 import { RunTracer } from "./RunTracer.js";
@@ -24,6 +25,9 @@ export class TracingUnavailableError extends Error {
 }
 
 let active: { disable: DisableTracing } | undefined;
+// Loaded once: a dynamic import of a loaded module still goes through module resolution (and any
+// loader hooks, a worker round trip under tsx) each time tracing is switched on.
+let apiModule: Promise<typeof OtelApi> | undefined;
 
 /** Loads an optional OpenTelemetry package, naming it and the fix when it is missing. */
 export async function loadOptional<T>(pkg: string, load: () => Promise<T>): Promise<T> {
@@ -46,7 +50,11 @@ export async function enableTracing(options: TracingOptions = {}): Promise<Disab
 
 /** enableTracing, with a provider crewts made itself (`owned`), shut down when tracing is switched off. */
 export async function startTracing(options: TracingOptions, owned?: { shutdown(): Promise<void> }): Promise<DisableTracing> {
-  const api = await loadOptional("@opentelemetry/api", () => import("@opentelemetry/api"));
+  apiModule ??= loadOptional("@opentelemetry/api", () => import("@opentelemetry/api")).catch((error: unknown) => {
+    apiModule = undefined;
+    throw error;
+  });
+  const api = await apiModule;
   if (active) await active.disable();
   const provider = options.tracerProvider ?? api.trace.getTracerProvider();
   const tracer = new RunTracer(api, provider.getTracer("crewts"), options.captureContent === true);

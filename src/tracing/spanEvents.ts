@@ -1,29 +1,32 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { CrewtsEvent, EventBus, EventSource, EventType } from "../events/index.js";
-import { runOf, type RunTracer } from "./RunTracer.js";
+import { runOf, type RunTracer, type SpanKey } from "./RunTracer.js";
 import { currentScope } from "./traceContext.js";
 
 type Handler<K extends EventType> = (event: CrewtsEvent<K>, t: RunTracer) => void;
 type HandlerMap = { [K in EventType]?: Handler<K> };
 
-// Keys of open spans: each names the run and ids the events of that span carry.
-const crewKey = (e: EventSource) => `c:${runOf(e)}`;
-const taskKey = (e: EventSource) => (e.taskId === undefined ? undefined : `t:${runOf(e)}:${e.taskId}`);
-const agentKey = (e: EventSource) => (e.agentId === undefined ? undefined : `a:${runOf(e)}:${e.taskId ?? ""}:${e.agentId}`);
-const flowKey = (flowId: string) => `f:${flowId}`;
+// Keys of open spans: each names the run and ids the events of that span carry. A key is a path of
+// those ids as they come (not one string joined from them): their hashes are cached, a joined
+// string is hashed anew at every lookup.
+const crewKey = (e: EventSource): SpanKey => ["c", runOf(e)];
+const taskKey = (e: EventSource): SpanKey | undefined => (e.taskId === undefined ? undefined : ["t", runOf(e), e.taskId]);
+const agentKey = (e: EventSource): SpanKey | undefined => (e.agentId === undefined ? undefined : ["a", runOf(e), e.taskId ?? "", e.agentId]);
+const flowKey = (flowId: string): SpanKey => ["f", flowId];
+const methodKey = (e: { flowId: string; methodName: string }): SpanKey => ["m", e.flowId, e.methodName];
 /** The spans something inside an agent's work can nest under, nearest first. */
 const within = (e: EventSource) => [agentKey(e), taskKey(e), e.kickoffId ?? e.crewId ? crewKey(e) : undefined, e.flowId ? flowKey(e.flowId) : undefined];
 
-const llmKey = (callId: string) => `l:${callId}`;
-const toolKey = (e: EventSource & { toolName: string }) => `x:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.toolName}`;
-const retrievalKey = (e: EventSource) => `r:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}`;
-const memoryQueryKey = (e: EventSource & { memoryKind: string }) => `q:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.memoryKind}`;
-const knowledgeKey = (e: EventSource & { collectionName: string }) => `k:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.collectionName}`;
-const rewriteKey = (e: EventSource) => `kq:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}`;
-const mcpCallKey = (e: EventSource & { serverName: string; toolName: string }) => `p:${runOf(e)}:${e.taskId ?? ""}:${e.agentId ?? ""}:${e.serverName}:${e.toolName}`;
-const mcpConnectKey = (e: EventSource & { serverName: string }) => `pc:${runOf(e)}:${e.serverName}`;
+const llmKey = (callId: string): SpanKey => ["l", callId];
+const toolKey = (e: EventSource & { toolName: string }): SpanKey => ["x", runOf(e), e.taskId ?? "", e.agentId ?? "", e.toolName];
+const retrievalKey = (e: EventSource): SpanKey => ["r", runOf(e), e.taskId ?? "", e.agentId ?? ""];
+const memoryQueryKey = (e: EventSource & { memoryKind: string }): SpanKey => ["q", runOf(e), e.taskId ?? "", e.agentId ?? "", e.memoryKind];
+const knowledgeKey = (e: EventSource & { collectionName: string }): SpanKey => ["k", runOf(e), e.taskId ?? "", e.agentId ?? "", e.collectionName];
+const rewriteKey = (e: EventSource): SpanKey => ["kq", runOf(e), e.taskId ?? "", e.agentId ?? ""];
+const mcpCallKey = (e: EventSource & { serverName: string; toolName: string }): SpanKey => ["p", runOf(e), e.taskId ?? "", e.agentId ?? "", e.serverName, e.toolName];
+const mcpConnectKey = (e: EventSource & { serverName: string }): SpanKey => ["pc", runOf(e), e.serverName];
 /** MCP spans say which server, by name and transport (never its URL query, headers or environment). */
-const mcpAttributes = (e: EventSource & { serverName: string; transport: string }): Attributes => ({ ...agentAttributes(e), "crewts.mcp.server": e.serverName, "crewts.mcp.transport": e.transport });
+const mcpAttributes = (e: EventSource & { serverName: string; transport: string }): Attributes => withAgent(e, { "crewts.mcp.server": e.serverName, "crewts.mcp.transport": e.transport });
 
 // Each span carries its own ids only (a task span the task's, an agent span the agent's); the rest
 // is on its ancestors. Attributes cost time on every span, and tracing must stay cheap per task.
@@ -40,9 +43,13 @@ function taskAttributes(e: EventSource): Attributes {
   if (e.taskName !== undefined) a["crewts.task.name"] = e.taskName;
   return a;
 }
-/** Where a span outside a crew's tree comes from: the agent, when there is one. */
-function agentAttributes(e: EventSource): Attributes {
-  return e.agentRole === undefined ? {} : { "crewts.agent.role": e.agentRole };
+/**
+ * Adds where a span outside a crew's tree comes from: the agent, when there is one. (Set on the
+ * object, not spread into a literal: `{ ...a, more }` takes a slow path in V8 on Node 20.)
+ */
+function withAgent(e: EventSource, attributes: Attributes): Attributes {
+  if (e.agentRole !== undefined) attributes["crewts.agent.role"] = e.agentRole;
+  return attributes;
 }
 
 /** Adds `name: content` when content is captured. */
@@ -85,7 +92,7 @@ const handlers: HandlerMap = {
       llmKey(e.callId),
       "llm.call",
       within(e),
-      { ...agentAttributes(e), "gen_ai.system": system, "gen_ai.operation.name": "chat", "gen_ai.request.model": model },
+      withAgent(e, { "gen_ai.system": system, "gen_ai.operation.name": "chat", "gen_ai.request.model": model }),
       "client",
     );
     const prompt = t.content(e.messages);
@@ -105,11 +112,11 @@ const handlers: HandlerMap = {
   llm_call_retry: (e, t) => t.span(llmKey(e.callId))?.addEvent("crewts.llm.retry", { attempt: e.attempt, "crewts.retry.delay_ms": e.delayMs, "error.message": e.error }),
 
   tool_usage_started: (e, t) =>
-    t.start(e, toolKey(e), "tool.call", within(e), withContent(t, { ...agentAttributes(e), "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName }, "crewts.tool.arguments", e.toolArgs)),
+    t.start(e, toolKey(e), "tool.call", within(e), withContent(t, withAgent(e, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName }), "crewts.tool.arguments", e.toolArgs)),
   tool_usage_finished: (e, t) => t.end(toolKey(e), withContent(t, { "crewts.tool.from_cache": e.fromCache }, "crewts.tool.output", e.output)),
   tool_usage_error: (e, t) => {
     // An unknown tool or bad arguments fail before any start event: a span that starts and fails at once.
-    if (!t.span(toolKey(e))) t.start(e, toolKey(e), "tool.call", within(e), { ...agentAttributes(e), "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName });
+    if (!t.span(toolKey(e))) t.start(e, toolKey(e), "tool.call", within(e), withAgent(e, { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": e.toolName }));
     t.end(toolKey(e), undefined, e.error);
   },
 
@@ -119,36 +126,36 @@ const handlers: HandlerMap = {
   mcp_connection_failed: (e, t) => t.end(mcpConnectKey(e), undefined, e.error),
   mcp_tool_execution_started: (e, t) =>
     // Inside a tool run the active scope is its tool.call span; elsewhere, the agent's work.
-    t.start(e, mcpCallKey(e), "mcp.call", currentScope() ? [] : within(e), withContent(t, { ...mcpAttributes(e), "gen_ai.tool.name": e.toolName }, "crewts.tool.arguments", e.toolArgs)),
+    t.start(e, mcpCallKey(e), "mcp.call", currentScope() ? [] : within(e), withContent(t, Object.assign(mcpAttributes(e), { "gen_ai.tool.name": e.toolName }), "crewts.tool.arguments", e.toolArgs)),
   mcp_tool_execution_completed: (e, t) => t.end(mcpCallKey(e), withContent(t, {}, "crewts.tool.output", e.output)),
   mcp_tool_execution_failed: (e, t) => t.end(mcpCallKey(e), undefined, e.error),
 
   flow_started: (e, t) => t.start(e, flowKey(e.flowId), "flow.kickoff", [], withContent(t, { "crewts.flow.name": e.flowName, "crewts.flow.id": e.flowId }, "crewts.flow.inputs", e.inputs)),
   flow_finished: (e, t) => t.end(flowKey(e.flowId), withContent(t, {}, "crewts.flow.result", e.result)),
   method_execution_started: (e, t) =>
-    t.start(e, `m:${e.flowId}:${e.methodName}`, "flow.method", [flowKey(e.flowId)], { "crewts.flow.name": e.flowName, "crewts.flow.id": e.flowId, "crewts.flow.method": e.methodName }),
-  method_execution_finished: (e, t) => t.end(`m:${e.flowId}:${e.methodName}`, withContent(t, {}, "crewts.flow.method.result", e.result)),
+    t.start(e, methodKey(e), "flow.method", [flowKey(e.flowId)], { "crewts.flow.name": e.flowName, "crewts.flow.id": e.flowId, "crewts.flow.method": e.methodName }),
+  method_execution_finished: (e, t) => t.end(methodKey(e), withContent(t, {}, "crewts.flow.method.result", e.result)),
   method_execution_failed: (e, t) => {
-    t.end(`m:${e.flowId}:${e.methodName}`, undefined, e.error);
+    t.end(methodKey(e), undefined, e.error);
     // A failed method fails the whole flow run, and no flow event follows.
     t.end(flowKey(e.flowId), undefined, e.error);
   },
 
   // A pause for human feedback ends the run's spans without an error; a resume is a new flow.kickoff.
-  method_execution_paused: (e, t) => t.end(`m:${e.flowId}:${e.methodName}`, { "crewts.flow.paused": true }),
+  method_execution_paused: (e, t) => t.end(methodKey(e), { "crewts.flow.paused": true }),
   flow_paused: (e, t) => t.end(flowKey(e.flowId), { "crewts.flow.paused": true, "crewts.flow.method": e.methodName }),
 
-  memory_retrieval_started: (e, t) => t.start(e, retrievalKey(e), "memory.retrieval", within(e), { ...agentAttributes(e), "crewts.memory.kinds": e.memoryKinds }),
+  memory_retrieval_started: (e, t) => t.start(e, retrievalKey(e), "memory.retrieval", within(e), withAgent(e, { "crewts.memory.kinds": e.memoryKinds })),
   memory_retrieval_completed: (e, t) => t.end(retrievalKey(e), withContent(t, { "crewts.memory.items": e.itemsCount }, "crewts.memory.content", e.memoryContent)),
   memory_query_started: (e, t) =>
-    t.start(e, memoryQueryKey(e), "memory.query", [retrievalKey(e), ...within(e)], withContent(t, { ...agentAttributes(e), "crewts.memory.kind": e.memoryKind, "crewts.memory.limit": e.limit }, "crewts.memory.query", e.query)),
+    t.start(e, memoryQueryKey(e), "memory.query", [retrievalKey(e), ...within(e)], withContent(t, withAgent(e, { "crewts.memory.kind": e.memoryKind, "crewts.memory.limit": e.limit }), "crewts.memory.query", e.query)),
   memory_query_completed: (e, t) => t.end(memoryQueryKey(e), { "crewts.memory.results": e.resultsCount }),
   memory_query_failed: (e, t) => t.end(memoryQueryKey(e), undefined, e.error),
 
   knowledge_retrieval_started: (e, t) =>
-    t.start(e, knowledgeKey(e), "knowledge.retrieval", within(e), withContent(t, { ...agentAttributes(e), "crewts.knowledge.collection": e.collectionName }, "crewts.knowledge.queries", e.queries)),
+    t.start(e, knowledgeKey(e), "knowledge.retrieval", within(e), withContent(t, withAgent(e, { "crewts.knowledge.collection": e.collectionName }), "crewts.knowledge.queries", e.queries)),
   knowledge_retrieval_completed: (e, t) => t.end(knowledgeKey(e), withContent(t, { "crewts.knowledge.results": e.retrievedKnowledge.length }, "crewts.knowledge.retrieved", e.retrievedKnowledge)),
-  knowledge_query_started: (e, t) => t.start(e, rewriteKey(e), "knowledge.query", within(e), agentAttributes(e)),
+  knowledge_query_started: (e, t) => t.start(e, rewriteKey(e), "knowledge.query", within(e), withAgent(e, {})),
   knowledge_query_completed: (e, t) => t.end(rewriteKey(e), withContent(t, {}, "crewts.knowledge.query", e.query)),
   knowledge_query_failed: (e, t) => t.end(rewriteKey(e), undefined, e.error),
 };
