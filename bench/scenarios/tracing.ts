@@ -38,7 +38,11 @@ export async function tracingScenarios(config: BenchConfig): Promise<ScenarioRep
     },
     verify: () => (spans === SPANS_PER_RUN ? undefined : `${spans} spans per run, expected ${SPANS_PER_RUN}`),
   };
-  const measured = await compare([off, on], { ...sampling(config), divisor: TASKS });
+  // Twelve samples of 100 ms each in both runs (about 3 s in all): the difference of two medians is
+  // small next to either, and the short run's three 30 ms samples gave 3-7x the full run's figure for
+  // the same code (a collection or the JIT landing in one sample moves the median). Twenty untimed runs
+  // each first, so the JIT has compiled the OpenTelemetry SDK's paths.
+  const measured = await compare([off, on], { warmup: 20, samples: 12, minSampleMs: 100, divisor: TASKS });
   const [offM, onM] = measured as [(typeof measured)[0], (typeof measured)[0]];
   const scenario = `${TASKS} sequential tasks, zero-latency LLM, spans to an in-memory exporter`;
   const rows: ResultRow[] = [];
