@@ -2,7 +2,7 @@
 // spans into memory), side by side in one process. The difference per task is what tracing costs.
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { enableTracing } from "../../src/index.js";
-import { sampling, type BenchConfig } from "../lib/config.js";
+import type { BenchConfig } from "../lib/config.js";
 import { samplesTable, cell, type ResultRow, type ScenarioReport } from "../lib/report.js";
 import { compare, type Contender } from "../lib/runner.js";
 import { formatMs, formatRatio } from "../lib/stats.js";
@@ -14,7 +14,7 @@ const SPANS_PER_RUN = 1 + 3 * TASKS;
 const GOAL_US = 50;
 
 /** Runs the tracing scenario. */
-export async function tracingScenarios(config: BenchConfig): Promise<ScenarioReport> {
+export async function tracingScenarios(_config: BenchConfig): Promise<ScenarioReport> {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   let spans = -1;
