@@ -2,9 +2,8 @@ import { checkpointInfoFromRow, type CheckpointInfoRow } from "./checkpointInfoR
 import { SQLiteDatabase, type Prepare } from "../../storage/SQLiteDatabase.js";
 import { parseStoredJson, StorageError } from "../../storage/StorageError.js";
 import type { UsageMetrics } from "../../llm/UsageMetrics.js";
-import { encodeFlowDelta, FlowFold, type FlowHead } from "./flowDelta.js";
-import { journalLength } from "./flowSnapshot.js";
-import { isFlowProgress, type Checkpoint, type CheckpointFilter, type CheckpointInfo, type CheckpointStore } from "./types.js";
+import { checkpointRowParts, FlowFold, type FlowHead } from "./flowDelta.js";
+import type { Checkpoint, CheckpointFilter, CheckpointInfo, CheckpointStore } from "./types.js";
 
 /** The file name of the checkpoint database inside a checkpoint directory. */
 export const CHECKPOINTS_DB_FILE = "checkpoints.db";
@@ -107,21 +106,8 @@ export class SQLiteCheckpointStore implements CheckpointStore {
 
   private write(prepare: Prepare, cp: Checkpoint, head: LineageHead | undefined, n: number): LineageHead {
     const seq = (head?.seq ?? 0) + 1;
-    const progress = cp.progress;
-    let delta: string | null = null;
-    let flow: FlowHead | undefined;
-    let body: unknown = progress;
-    let base = head === undefined;
-    if (isFlowProgress(progress)) {
-      // Changes only when this checkpoint continues the head of its lineage; anything else is a base.
-      const previous = head?.flow;
-      const follows = previous !== undefined && head!.id === cp.parentId && journalLength(progress) >= previous.journalLen;
-      base = !follows;
-      const encoded = encodeFlowDelta(progress, follows ? previous : undefined);
-      delta = encoded.text;
-      flow = encoded.head;
-      body = { inFlight: progress.inFlight, waiting: progress.waiting };
-    }
+    const { delta, body, flow, flowBase } = checkpointRowParts(cp, head);
+    const base = flowBase ?? head === undefined;
     // A run's inputs do not change: written with the base rows only.
     const inputs = base ? JSON.stringify(cp.inputs) : null;
     if (seq >= SEQ_SPAN) throw new StorageError("failed", this.db.file, `Checkpoint lineage "${cp.lineage}" in ${this.db.file} holds 2^32 checkpoints, the most one run can write. Prune it with maxCheckpoints.`);

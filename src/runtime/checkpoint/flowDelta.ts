@@ -1,4 +1,4 @@
-import type { FlowJournalEntry, FlowProgress } from "./types.js";
+import { isFlowProgress, type Checkpoint, type FlowJournalEntry, type FlowProgress } from "./types.js";
 import { journalLength, journalSlice } from "./flowSnapshot.js";
 
 // How the SQLite store keeps a flow checkpoint: as a delta, the JSON text
@@ -88,4 +88,29 @@ export class FlowFold {
   baseText(): string {
     return JSON.stringify({ j: this.journal, s: this.state });
   }
+}
+
+/** What a store writes for a checkpoint: its progress as a delta (flows) or whole, and the lineage head after it. */
+export interface CheckpointRowParts {
+  /** The flow delta or base text; null for crew and agent checkpoints (their body holds everything). */
+  delta: string | null;
+  /** The progress left out of the delta: in flight and waiting methods for a flow, everything else whole. */
+  body: unknown;
+  /** The flow head after this write; undefined for crew and agent checkpoints. */
+  flow: FlowHead | undefined;
+  /** For a flow: whether this row is a base (it does not continue the lineage's newest row); undefined otherwise. */
+  flowBase: boolean | undefined;
+}
+
+/**
+ * Splits `cp` into the parts a SQL checkpoint store writes. A flow checkpoint continuing `head` (the
+ * lineage's newest row as this store wrote or read it) stores only its changes; anything else restates the run.
+ */
+export function checkpointRowParts(cp: Checkpoint, head: { id: string; flow: FlowHead | undefined } | undefined): CheckpointRowParts {
+  const progress = cp.progress;
+  if (!isFlowProgress(progress)) return { delta: null, body: progress, flow: undefined, flowBase: undefined };
+  const previous = head?.flow;
+  const follows = previous !== undefined && head!.id === cp.parentId && journalLength(progress) >= previous.journalLen;
+  const encoded = encodeFlowDelta(progress, follows ? previous : undefined);
+  return { delta: encoded.text, body: { inFlight: progress.inFlight, waiting: progress.waiting }, flow: encoded.head, flowBase: !follows };
 }

@@ -3,8 +3,7 @@ import type { Checkpoint, CheckpointFilter, CheckpointInfo, CheckpointStore } fr
 import { checkpointInfoFromRow, type CheckpointInfoRow } from "../../runtime/checkpoint/checkpointInfoRow.js";
 import { PostgresDatabase, type Migration } from "./PostgresDatabase.js";
 import { databaseUrl } from "./PostgresFlowPersistence.js";
-import { encodeFlowDelta, FlowFold, type FlowHead } from "../../runtime/checkpoint/flowDelta.js";
-import { journalLength } from "../../runtime/checkpoint/flowSnapshot.js";
+import { checkpointRowParts, FlowFold, type FlowHead } from "../../runtime/checkpoint/flowDelta.js";
 import { isFlowProgress } from "../../runtime/checkpoint/types.js";
 import type { PoolClient } from "pg";
 
@@ -84,20 +83,9 @@ export class PostgresCheckpointStore implements CheckpointStore {
   async save(cp: Checkpoint): Promise<string> {
     const next = await this.db.use(async (client) => {
       const head = this.heads.get(cp.lineage) ?? (await this.readHead(client, cp.lineage));
-      const progress = cp.progress;
-      let delta: string | null = null;
-      let flow: FlowHead | undefined;
-      let body: unknown = progress;
-      let base = true;
-      if (isFlowProgress(progress)) {
-        const previous = head?.flow;
-        const follows = previous !== undefined && head!.id === cp.parentId && journalLength(progress) >= previous.journalLen;
-        base = !follows;
-        const encoded = encodeFlowDelta(progress, follows ? previous : undefined);
-        delta = encoded.text;
-        flow = encoded.head;
-        body = { inFlight: progress.inFlight, waiting: progress.waiting };
-      }
+      const { delta, body, flow, flowBase } = checkpointRowParts(cp, head);
+      // Crew and agent rows restate their inputs (they are small); a flow row only when it is a base.
+      const base = flowBase ?? true;
       const inserted = await client.query<{ seq: string }>(
         `INSERT INTO crewts_checkpoints (${INFO_COLUMNS}, inputs, progress, usage, delta) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING seq`,
         [cp.id, cp.lineage, cp.branch, cp.parentId ?? null, cp.createdAt, cp.event, cp.kind, cp.name, base ? JSON.stringify(cp.inputs) : null, JSON.stringify(body), JSON.stringify(cp.usage), delta],
