@@ -17,10 +17,10 @@ import type { CrewOptions, ForEachOptions, KickoffInputs } from "./CrewOptions.j
 import { CrewReplayError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
 import { createMemorySet, flushMemories, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
-import { CrewTaskHooks } from "./CrewTaskHooks.js";
-import type { KickoffMemory, MemorySet } from "../memory/MemorySet.js";
+import { runCrewTasks } from "./CrewTaskHooks.js";
+import type { MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
-import { createManagerAgent, hierarchicalAssignment } from "./HierarchicalProcess.js";
+import { createManagerAgent } from "./HierarchicalProcess.js";
 import { runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
 import { KickoffScope } from "./KickoffScope.js";
 import { participantsOf, RunMembers } from "./RunMembers.js";
@@ -29,7 +29,7 @@ import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
 import { DISCARDED_OUTPUTS, ReplayRecorder } from "./replay.js";
 import { prepareStoredRun, type RunMode, type StoredRun } from "./storedRun.js";
-import { executeTasks, sequentialAssignment, type ExecuteTasksOptions } from "./SequentialProcess.js";
+import type { ExecuteTasksOptions } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
 import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { checkCrewOptions, validateCrew } from "./validation.js";
@@ -342,7 +342,10 @@ export class Crew<T = unknown, Streams extends boolean = false> {
       if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
       const lineage = host && { lineage: host.lineage, branch: "main" };
       checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, lineage) : undefined;
-      const process = () => this.runProcess(members, scope, execute, finalInputs ?? {}, { recorder, replaying, memory, checkpoints, kickoffId: source.kickoffId });
+      const process = () => {
+        const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
+        return runCrewTasks({ crewId: this.id, kickoffId: source.kickoffId, inputs: finalInputs ?? {}, replaying, recorder, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback }, scope, execute, checkpoints);
+      };
       const outputs = checkpoints ? await checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : await process();
       // The last evaluations' tokens belong to this kickoff's usage.
       await memory?.settle();
@@ -388,24 +391,6 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */
   private participants(): Agent[] {
     return participantsOf(this.agents, this.tasks);
-  }
-
-  private runProcess(
-    members: RunMembers,
-    scope: KickoffScope,
-    execute: ExecuteTasksOptions,
-    inputs: KickoffInputs,
-    { recorder, replaying, memory, checkpoints, kickoffId }: { recorder: ReplayRecorder; replaying: boolean; memory: KickoffMemory | undefined; checkpoints: CrewRunCheckpoints | undefined; kickoffId: string },
-  ): Promise<TaskOutput[]> {
-    const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
-    const plain = new CrewTaskHooks({ crewId: this.id, kickoffId, inputs, replaying, recorder, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback });
-    const hooks = checkpoints ? checkpoints.wrap(plain) : plain;
-    const runOptions = { ...execute, source: { crewId: this.id, kickoffId } };
-    if (manager) {
-      scope.enlist(manager);
-      return executeTasks(members.tasks, hierarchicalAssignment(manager, members.agents), hooks, runOptions);
-    }
-    return executeTasks(members.tasks, sequentialAssignment(members.agents), hooks, runOptions);
   }
 
   /** The manager of a hierarchical crew (made on first use); each kickoff works on its own copy of it. */

@@ -5,7 +5,10 @@ import type { CrewOptions, KickoffInputs } from "./CrewOptions.js";
 import { rememberTask } from "./crewMemory.js";
 import type { ReplayRecorder } from "./replay.js";
 import type { RunMembers } from "./RunMembers.js";
-import type { TaskRunHooks } from "./SequentialProcess.js";
+import type { CrewRunCheckpoints } from "./crewCheckpoints.js";
+import { hierarchicalAssignment } from "./HierarchicalProcess.js";
+import type { KickoffScope } from "./KickoffScope.js";
+import { executeTasks, sequentialAssignment, type ExecuteTasksOptions, type TaskRunHooks } from "./SequentialProcess.js";
 import type { TaskLogFile } from "./TaskLogFile.js";
 
 /** What the crew's task hooks of one kickoff work with. */
@@ -52,4 +55,17 @@ export class CrewTaskHooks implements TaskRunHooks {
     const { recorder, inputs, replaying } = this.run;
     return recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying });
   }
+}
+
+/** Runs a kickoff's tasks in order, or under the run's manager when it has one, with the crew's task hooks (checkpointed when `checkpoints` is given). */
+export function runCrewTasks(run: CrewTaskRun, scope: KickoffScope, execute: ExecuteTasksOptions, checkpoints: CrewRunCheckpoints | undefined): Promise<TaskOutput[]> {
+  const plain = new CrewTaskHooks(run);
+  const hooks = checkpoints ? checkpoints.wrap(plain) : plain;
+  const runOptions = { ...execute, source: { crewId: run.crewId, kickoffId: run.kickoffId } };
+  const { members, manager } = run;
+  if (manager) {
+    scope.enlist(manager);
+    return executeTasks(members.tasks, hierarchicalAssignment(manager, members.agents), hooks, runOptions);
+  }
+  return executeTasks(members.tasks, sequentialAssignment(members.agents), hooks, runOptions);
 }
