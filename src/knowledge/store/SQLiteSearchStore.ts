@@ -18,7 +18,7 @@ import { FtsMirror } from "./ftsMirror.js";
 import { FtsQueryPlanner, ftsVocabTable, rankWithPlan } from "./ftsQueryTerms.js";
 import { rankedSearch } from "./ranking.js";
 import { VectorIndex } from "./VectorIndex.js";
-import { deleteVectors, filterSql, float32Blob, VECTOR_TABLES_SQL, vectorDims, vectorLookupSql, type FilterSql } from "./storeSql.js";
+import { deleteVectors, filterSql, float32Blob, VECTOR_TABLES_SQL, vectorDims, vectorLookupSql, type FilterSql, type PendingDocument, type Row } from "./storeSql.js";
 
 /** File of the default search store in the storage directory. */
 export const SEARCH_STORE_DB_FILE = "knowledge.db";
@@ -54,13 +54,6 @@ const SETUP = [
 const FIND_SQL = "SELECT rowid, content_hash AS hash, metadata FROM documents WHERE collection = ? AND id = ?";
 // Keyword matches ranked by FTS5 alone per result wanted, before documents are read and filtered.
 const KEYWORD_OVERFETCH = 4;
-
-interface Row {
-  rowid: number;
-  id: string;
-  content: string;
-  metadata: string;
-}
 
 /**
  * The embedded SearchStore on libsql: FTS5 keyword search always, vector search (F32_BLOB column and
@@ -392,12 +385,4 @@ export class SQLiteSearchStore implements SearchStore {
   private toResult(row: Row, score: number): SearchResult {
     return { id: row.id, content: row.content, metadata: this.metadataOf(row), score };
   }
-}
-
-interface PendingDocument {
-  doc: SearchDocument;
-  hash: string;
-  metadata: string;
-  rowid: number | undefined;
-  contentChanged: boolean;
 }

@@ -1,7 +1,24 @@
 import type { Prepare } from "../../storage/SQLiteDatabase.js";
-import { SearchStoreError, type MetadataValue } from "./SearchStore.js";
+import { SearchStoreError, type MetadataValue, type SearchDocument } from "./SearchStore.js";
 
-// The SQL pieces of SQLiteSearchStore: vector tables by dimension, metadata filters, vector blobs.
+// The SQL pieces of SQLiteSearchStore: its row shapes, vector tables by dimension, metadata filters, vector blobs.
+
+/** A document row as searches read it. */
+export interface Row {
+  rowid: number;
+  id: string;
+  content: string;
+  metadata: string;
+}
+
+/** A document of an upsert with what the file holds of it: its content hash, metadata JSON and rowid when stored. */
+export interface PendingDocument {
+  doc: SearchDocument;
+  hash: string;
+  metadata: string;
+  rowid: number | undefined;
+  contentChanged: boolean;
+}
 
 /** The vector tables of a store file, one per dimension count. */
 export const VECTOR_TABLES_SQL = "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vectors_%'";
