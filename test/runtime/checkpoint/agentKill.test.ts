@@ -1,10 +1,8 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callCounts, runKillableChild } from "./fixtures/killChild.js";
 import { listCheckpoints, loadCheckpoint } from "../../../src/runtime/checkpoint/checkpointStores.js";
 import type { AgentProgress, Checkpoint } from "../../../src/runtime/checkpoint/types.js";
 import { SURVEY_REQUEST, surveyor } from "./fixtures/agentWorkload.js";
@@ -26,32 +24,7 @@ afterAll(async () => {
 
 /** Runs the child; kills it with SIGKILL once it printed line `killAt` (after `delayMs` when given). */
 async function runChild(dir: string, killAt?: number, delayMs = 0): Promise<string[]> {
-  const proc = spawn(process.execPath, ["--import", "tsx", child, join(dir, "cps")], {
-    env: { ...process.env, CALLS_FILE: join(dir, "calls.txt"), SWEEP_CHILD: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = once(proc, "exit");
-  const lines: string[] = [];
-  for await (const line of createInterface({ input: proc.stdout })) {
-    lines.push(line);
-    if (killAt !== undefined && lines.length === killAt + 1) {
-      if (delayMs > 0) setTimeout(() => proc.kill("SIGKILL"), delayMs);
-      else proc.kill("SIGKILL");
-      break;
-    }
-  }
-  const [code] = (await exited) as [number | null];
-  if (killAt === undefined && code !== 0) throw new Error(`the agent child failed (${String(code)}):\n${stderr}`);
-  return lines;
-}
-
-async function counts(file: string): Promise<Map<string, number>> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  const map = new Map<string, number>();
-  for (const name of text.split("\n").filter(Boolean)) map.set(name, (map.get(name) ?? 0) + 1);
-  return map;
+  return (await runKillableChild(child, [], dir, killAt, delayMs)).lines;
 }
 
 /** The model calls and tool calls a checkpoint records as done, in the names the workload writes. */
@@ -84,7 +57,7 @@ describe("agent kill test", () => {
     const all = await runChild(baseDir);
     expect(all.at(-1)).toBe(`DONE ${JSON.stringify("tide=1, wave=2, wind=3")}`);
     const baseLines = all.filter((l) => !l.startsWith("DONE"));
-    const total = await counts(join(baseDir, "calls.txt"));
+    const total = await callCounts(join(baseDir, "calls.txt"));
     expect(total).toEqual(new Map([["llm", 3], ["tool:tide", 1], ["tool:wave", 1], ["tool:wind", 1]]));
     expect(baseLines.filter((l) => l.startsWith("CP "))).toHaveLength(7);
     const here = await mkdtemp(join(root, "inproc-"));
@@ -110,13 +83,13 @@ describe("agent kill test", () => {
     let fromCheckpoint = 0;
     for (const point of killed) {
       const where = `killed at line ${point.at} (${baseLines[point.at]}) +${point.delayMs}ms`;
-      const before = await counts(join(point.dir, "calls.txt"));
+      const before = await callCounts(join(point.dir, "calls.txt"));
       const out = await resume(point.dir);
       if (out.cp) fromCheckpoint++;
       expect(out.raw, where).toBe(base.raw);
       expect(out.usage, where).toEqual(base.usage);
       const done = recorded(out.cp);
-      const again = await counts(join(point.dir, "resumed.txt"));
+      const again = await callCounts(join(point.dir, "resumed.txt"));
       for (const [name, count] of total) {
         const kept = done.get(name) ?? 0;
         expect(before.get(name) ?? 0, `${where}: ${name} ran before the kill`).toBeGreaterThanOrEqual(kept);

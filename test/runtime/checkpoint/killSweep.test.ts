@@ -1,10 +1,8 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callCounts, runKillableChild, type ChildRun } from "./fixtures/killChild.js";
 import { listCheckpoints, loadCheckpoint } from "../../../src/runtime/checkpoint/checkpointStores.js";
 import { isCrewProgress, isFlowProgress, type Checkpoint } from "../../../src/runtime/checkpoint/types.js";
 import { SweepFlow, sweepCrew } from "./fixtures/sweepWorkloads.js";
@@ -26,39 +24,9 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-interface ChildRun {
-  lines: string[];
-  signal: NodeJS.Signals | null;
-}
-
 /** Runs the child; kills it with SIGKILL once it printed line `killAt` (after `delayMs` when given). */
-async function runChild(kind: Kind, dir: string, killAt?: number, delayMs = 0): Promise<ChildRun> {
-  const proc = spawn(process.execPath, ["--import", "tsx", child, kind, join(dir, "cps")], {
-    env: { ...process.env, CALLS_FILE: join(dir, "calls.txt"), SWEEP_CHILD: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  proc.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = once(proc, "exit");
-  const lines: string[] = [];
-  for await (const line of createInterface({ input: proc.stdout })) {
-    lines.push(line);
-    if (killAt !== undefined && lines.length === killAt + 1) {
-      if (delayMs > 0) setTimeout(() => proc.kill("SIGKILL"), delayMs);
-      else proc.kill("SIGKILL");
-      break;
-    }
-  }
-  const [code, signal] = (await exited) as [number | null, NodeJS.Signals | null];
-  if (killAt === undefined && code !== 0) throw new Error(`the ${kind} child failed (${String(code)}):\n${stderr}`);
-  return { lines, signal };
-}
-
-async function counts(file: string): Promise<Map<string, number>> {
-  const text = await readFile(file, "utf8").catch(() => "");
-  const map = new Map<string, number>();
-  for (const name of text.split("\n").filter(Boolean)) map.set(name, (map.get(name) ?? 0) + 1);
-  return map;
+function runChild(kind: Kind, dir: string, killAt?: number, delayMs = 0): Promise<ChildRun> {
+  return runKillableChild(child, [kind], dir, killAt, delayMs);
 }
 
 /** What the checkpoint records as finished, in the names the workloads append to the calls file. */
@@ -121,8 +89,8 @@ describe("kill sweep", () => {
       // The same workload run here uninterrupted gives the outputs every resumed run must end with.
       const here = await mkdtemp(join(root, `${kind}-inproc-`));
       const full = await resume(kind, here);
-      baselines.set(kind, { lines: run.lines.filter((l) => !l.startsWith("DONE")), calls: await counts(join(dir, "calls.txt")), result: full.result, ...(full.state ? { state: full.state } : {}) });
-      expect(await counts(join(here, "resumed.txt"))).toEqual(await counts(join(dir, "calls.txt")));
+      baselines.set(kind, { lines: run.lines.filter((l) => !l.startsWith("DONE")), calls: await callCounts(join(dir, "calls.txt")), result: full.result, ...(full.state ? { state: full.state } : {}) });
+      expect(await callCounts(join(here, "resumed.txt"))).toEqual(await callCounts(join(dir, "calls.txt")));
     }
 
     // Every line is a boundary; 16 more kills land a random 1-3 ms after a random line.
@@ -145,11 +113,11 @@ describe("kill sweep", () => {
     for (const point of killed) {
       const base = baselines.get(point.kind)!;
       const where = `${point.kind} killed at line ${point.at} (${base.lines[point.at]}) +${point.delayMs}ms`;
-      const first = await counts(join(point.dir, "calls.txt"));
+      const first = await callCounts(join(point.dir, "calls.txt"));
       const out = await resume(point.kind, point.dir);
       if (out.cp) resumedFromCheckpoint++;
       const done = recorded(out.cp);
-      const again = await counts(join(point.dir, "resumed.txt"));
+      const again = await callCounts(join(point.dir, "resumed.txt"));
       expect(out.result, where).toEqual(base.result);
       if (base.state) expect(out.state, where).toEqual(base.state);
       for (const [name, total] of base.calls) {
