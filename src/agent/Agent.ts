@@ -17,7 +17,7 @@ import type { ToolCache } from "../tools/ToolCache.js";
 import { ToolRunner } from "../tools/ToolRunner.js";
 import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import { unknownOptionMessage } from "../tools/unknownOption.js";
-import { AgentExecutor, type AgentStep, type ExecutorResult } from "./AgentExecutor.js";
+import { AgentExecutor, type AgentStep, type ExecutorConfig, type ExecutorResult } from "./AgentExecutor.js";
 import { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, type AgentOptions } from "./AgentOptions.js";
 import { AgentConfigError } from "./errors.js";
@@ -158,26 +158,23 @@ export class Agent {
   }
 
   private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics, mcp?: MCPSession, loop: AgentLoopControl = {}): Promise<ExecutorResult> {
-    const count = (spent: UsageMetrics): void => {
-      addToUsageMetrics(this.usageMetrics, spent);
-      if (callUsage) addToUsageMetrics(callUsage, spent);
-    };
     // As CrewAI: the tools of the agent's MCP servers come on top of the task's (or the agent's) tools.
-    const fullSource: CallSource = { agentId: this.id, agentRole: this.role, ...source };
+    const fullSource: CallSource = Object.assign({ agentId: this.id, agentRole: this.role }, source);
     if (task.id !== undefined) fullSource.taskId = task.id;
     if (task.name !== undefined) fullSource.taskName = task.name;
     const activeTools = mcp && this.options.mcps ? [...(tools ?? this.tools), ...(await mcp.toolsFor(this.options.mcps, this, tools ?? this.tools, fullSource))] : (tools ?? this.tools);
     let taskPrompt = buildTaskPrompt(task, context);
     // A loop resumed from a checkpoint or a pause already has its prompt in its messages.
     const resumed = loop.state ?? currentRun()?.humanAnswer?.takeRun(agentRunKey(this.role, task.description));
-    if (!resumed && hasTaskContext(this)) taskPrompt = await addTaskContext(this, task, taskPrompt, activeTools, fullSource, count);
+    if (!resumed && hasTaskContext(this)) taskPrompt = await addTaskContext(this, task, taskPrompt, activeTools, fullSource, (spent) => this.countUsage(spent, callUsage));
     if (eventBus.hasListeners("agent_execution_started")) {
       eventBus.emit("agent_execution_started", Object.assign({}, fullSource, { agentId: this.id, agentRole: this.role, taskPrompt, taskDescription: task.description, tools: activeTools.map((t) => t.name) }));
     }
     for (let attempt = 0; ; attempt++) {
       try {
-        const result = await this.runLoop(taskPrompt, activeTools, fullSource, attempt === 0 ? { ...loop, ...(resumed ? { state: resumed } : {}) } : loop, task.description);
-        count(result.usage);
+        const control = attempt === 0 && resumed && loop.state !== resumed ? { ...loop, state: resumed } : loop;
+        const result = await this.runLoop(taskPrompt, activeTools, fullSource, control, task.description);
+        this.countUsage(result.usage, callUsage);
         if (eventBus.hasListeners("agent_execution_completed")) {
           eventBus.emit("agent_execution_completed", Object.assign({}, fullSource, { agentId: this.id, agentRole: this.role, output: result.output }));
         }
@@ -191,6 +188,12 @@ export class Agent {
         throw error;
       }
     }
+  }
+
+  /** Adds tokens spent to the agent's usage and to the call's own (`callUsage`), when given. */
+  private countUsage(spent: UsageMetrics, callUsage: UsageMetrics | undefined): void {
+    addToUsageMetrics(this.usageMetrics, spent);
+    if (callUsage) addToUsageMetrics(callUsage, spent);
   }
 
   /**
@@ -357,27 +360,19 @@ export class Agent {
     const controller = this.maxExecutionTime ? new AbortController() : undefined;
     const signal = eitherSignal(controller?.signal, currentRun()?.signal);
     const stepCallback = withObservationMemory(this.options.stepCallback ?? this.crewStepCallback, this.memoryForTask(), source);
-    const limiters = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RequestLimiter => l !== undefined);
     const onProgress = loop.onProgress;
     // Only a human input provider pauses a run; a checkpointed loop keeps its state anyway.
     const mayPause = onProgress !== undefined || hasHumanInputProvider();
-    const executor: AgentExecutor = new AgentExecutor({
-      llm: toolLLM,
-      messages,
-      runner,
-      nativeTools,
-      maxIter: this.maxIter,
-      stop,
-      respectContextWindow: this.respectContextWindow,
-      source,
-      ...(signal ? { signal } : {}),
-      ...(limiters.length ? { rpm: limiters } : {}),
-      ...(stepCallback ? { stepCallback } : {}),
-      ...(this.options.stream ? { stream: true } : {}),
-      ...(loop.state ? { resume: loop.state } : {}),
-      ...(onProgress ? { onProgress: (event: string) => onProgress(event, executor.state()) } : {}),
-      ...(mayPause ? { trackReply: true } : {}),
-    });
+    // Set one by one rather than spread in: each run in flight builds one.
+    const config: ExecutorConfig = { llm: toolLLM, messages, runner, nativeTools, maxIter: this.maxIter, stop, respectContextWindow: this.respectContextWindow, source };
+    if (signal) config.signal = signal;
+    if (this.rpmLimiter || this.crewRpmLimiter) config.rpm = [this.rpmLimiter, this.crewRpmLimiter].filter((l): l is RequestLimiter => l !== undefined);
+    if (stepCallback) config.stepCallback = stepCallback;
+    if (this.options.stream) config.stream = true;
+    if (loop.state) config.resume = loop.state;
+    if (onProgress) config.onProgress = (event: string) => onProgress(event, executor.state());
+    if (mayPause) config.trackReply = true;
+    const executor: AgentExecutor = new AgentExecutor(config);
     // A pause for a human keeps where this loop stood, so resuming it asks the model nothing twice.
     const run = mayPause
       ? executor.run().catch((error: unknown) => {

@@ -92,7 +92,20 @@ export class AgentExecutor {
     for (;;) {
       config.signal?.throwIfAborted();
       if (this.iterations >= config.maxIter) return this.finish(await this.forceFinalAnswer(), false);
-      const result = await this.ask(config.nativeTools ? { tools: config.runner.toolSpecs() } : {});
+      // The model is asked from here, not through a method of its own: one async frame less for each
+      // of many runs waiting on their model.
+      let result: LLMResult | undefined;
+      if (estimateTokens(this.messages) > config.llm.contextWindowSize()) {
+        await this.handleContextOverflow();
+      } else {
+        try {
+          result = await this.send(this.messages, config.nativeTools ? { tools: config.runner.toolSpecs() } : undefined);
+          addToUsageMetrics(this.usage, result.usage);
+        } catch (error) {
+          if (!(error instanceof LLMContextLengthExceededError)) throw error;
+          await this.handleContextOverflow();
+        }
+      }
       this.iterations++;
       if (!result) continue; // the history was summarized; ask again
       // A model that answers with native tool calls is in native mode from then on, even if the
@@ -166,36 +179,17 @@ export class AgentExecutor {
     return undefined;
   }
 
-  /** Calls the model; returns undefined when the history had to be summarized first. */
-  private async ask(extra: Partial<LLMCallOptions>): Promise<LLMResult | undefined> {
-    const { config } = this;
-    if (estimateTokens(this.messages) > config.llm.contextWindowSize()) {
-      await this.handleContextOverflow();
-      return undefined;
-    }
-    try {
-      // Sent from here, not through call(): one async frame less for each run waiting on its model.
-      const result = await this.send(this.messages, extra);
-      addToUsageMetrics(this.usage, result.usage);
-      return result;
-    } catch (error) {
-      if (!(error instanceof LLMContextLengthExceededError)) throw error;
-      await this.handleContextOverflow();
-      return undefined;
-    }
-  }
-
-  private async call(messages: ChatMessage[], extra: Partial<LLMCallOptions> = {}): Promise<LLMResult> {
-    const result = await this.send(messages, extra);
+  private async call(messages: ChatMessage[]): Promise<LLMResult> {
+    const result = await this.send(messages, undefined);
     addToUsageMetrics(this.usage, result.usage);
     return result;
   }
 
   /** One request to the model, once the request limiters (if any) let it go; the caller counts its usage. */
-  private send(messages: ChatMessage[], extra: Partial<LLMCallOptions>, limited = true): Promise<LLMResult> {
+  private send(messages: ChatMessage[], extra: Partial<LLMCallOptions> | undefined, limited = true): Promise<LLMResult> {
     const { config } = this;
     if (limited && config.rpm?.length) return this.sendWhenAllowed(config.rpm, messages, extra);
-    const options: LLMCallOptions = { source: config.source, ...extra };
+    const options: LLMCallOptions = extra ? { source: config.source, ...extra } : { source: config.source };
     if (config.stop.length > 0) options.stop = config.stop;
     if (config.signal) options.signal = config.signal;
     if (config.stream) options.stream = true;
@@ -203,7 +197,7 @@ export class AgentExecutor {
     return callModel(config.llm, messages, options, config.source, this.iterations);
   }
 
-  private async sendWhenAllowed(limiters: RequestLimiter[], messages: ChatMessage[], extra: Partial<LLMCallOptions>): Promise<LLMResult> {
+  private async sendWhenAllowed(limiters: RequestLimiter[], messages: ChatMessage[], extra: Partial<LLMCallOptions> | undefined): Promise<LLMResult> {
     for (const limiter of limiters) await limiter.acquire(this.config.signal);
     return this.send(messages, extra, false);
   }

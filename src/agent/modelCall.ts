@@ -11,10 +11,16 @@ import type { StreamChunk } from "../runtime/StreamChunk.js";
  * is registered, and streamed to the run's chunk sink when the run streams. A plain run goes
  * straight to callLLM after a length check and one context read.
  */
-export async function callModel(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, source: CallSource, iterations: number): Promise<LLMResult> {
+export function callModel(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, source: CallSource, iterations: number): Promise<LLMResult> {
   const run = currentRun();
   const scoped = run?.hooks as CrewHooks | undefined;
+  // Not an async function: a plain call adds no promise of its own to the model's.
   if (!hasLLMHooks(scoped)) return run?.sink ? streamedCall(llm, messages, options, source, run) : callLLM(llm, messages, options);
+  return hookedCall(llm, messages, options, source, iterations, run, scoped);
+}
+
+/** A call through the LLM call hooks: they may change the messages, block the call, or change the reply. */
+async function hookedCall(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, source: CallSource, iterations: number, run: RunContext | undefined, scoped: CrewHooks | undefined): Promise<LLMResult> {
   const ctx: LLMCallHookContext = { messages, llm, iterations, response: "", agentRole: source.agentRole ?? "" };
   for (const key of ["agentId", "taskName", "taskId", "crewId"] as const) if (source[key] !== undefined) ctx[key] = source[key];
   if (!(await runBeforeLLMCall(ctx, scoped))) throw new HookBlockedError(ctx.agentRole);

@@ -21,7 +21,7 @@ import { runCrewTasks } from "./CrewTaskHooks.js";
 import type { MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent } from "./HierarchicalProcess.js";
-import { runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
+import { hasAfterKickoffHooks, hasBeforeKickoffHooks, kickoffInputs, runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
 import { KickoffScope } from "./KickoffScope.js";
 import { participantsOf, RunMembers } from "./RunMembers.js";
 import { mapConcurrent } from "./mapConcurrent.js";
@@ -80,6 +80,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   // The outputs of the latest kickoff, for replay (the copies kickoffForEach makes keep theirs in memory).
   private taskOutputStore: TaskOutputStore;
   private trainedData: Promise<TrainedAgentsData | undefined> | undefined;
+  private trained: { from: Promise<TrainedAgentsData | undefined>; data: TrainedAgentsData | undefined } | undefined;
   // A copy kickoffForEach runs once works on its own agents and tasks, with no further copies.
   private runsInPlace = false;
   // The kickoff that started last: the one whose task outputs are kept for replay.
@@ -309,21 +310,25 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     const knowledge = this.crewKnowledge();
     const memory = startKickoffMemory(this.memories, this.options.memoryConfig);
     const scope = new KickoffScope({
-      ...(memory ? { memory } : {}),
-      ...(this.options.cache !== false ? { cache: new InMemoryToolCache() } : {}),
-      ...(knowledge ? { knowledge } : {}),
-      ...(this.rpmLimiter ? { rpmLimiter: this.rpmLimiter } : {}),
-      ...(this.options.stepCallback ? { stepCallback: this.options.stepCallback } : {}),
+      memory,
+      cache: this.options.cache !== false ? new InMemoryToolCache() : undefined,
+      knowledge,
+      rpmLimiter: this.rpmLimiter,
+      stepCallback: this.options.stepCallback,
     });
     const source = { crewId: this.id, crewName: this.name, kickoffId: randomUUID() };
     // verbose: the live account of this kickoff, also written to the output log file when there is one.
     const releaseVerbose = this.options.verbose ? showKickoff(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])], this.logFile) : undefined;
     let checkpoints: CrewRunCheckpoints | undefined;
+    let recorder: ReplayRecorder | undefined;
     try {
-      const finalInputs = mode.beforeKickoff === false ? inputs : await runBeforeKickoff(this.options.beforeKickoff, inputs, this.name);
+      const { beforeKickoff } = this.options;
+      let finalInputs = inputs;
+      if (mode.beforeKickoff !== false) finalInputs = hasBeforeKickoffHooks(beforeKickoff) ? await runBeforeKickoff(beforeKickoff, inputs, this.name) : kickoffInputs(inputs);
       if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
       members.interpolate(finalInputs ?? {});
-      await this.applyTrainedData(members);
+      const training = this.applyTrainedData(members);
+      if (training) await training;
       for (const agent of members.participants()) scope.enlist(agent);
       if (this.options.planning) {
         const { plans, usage } = await planTasks(members.tasks, members.agents, {
@@ -334,8 +339,8 @@ export class Crew<T = unknown, Streams extends boolean = false> {
         scope.addUsage(usage);
       }
       // Concurrent kickoffs: the store keeps the kickoff that started last.
-      const recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
-      if (!replaying) await recorder.reset();
+      const replayLog = (recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun));
+      if (!replaying) replayLog.startReset();
       const host = mode.host;
       // The crew's own setting wins; a served kickoff's host settings come next; a pause-capable or resumed run gets the defaults.
       const config = kickoffCheckpointConfig(this.checkpointConfig ?? host?.config, mode.resume !== undefined);
@@ -344,14 +349,14 @@ export class Crew<T = unknown, Streams extends boolean = false> {
       checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, lineage) : undefined;
       const process = () => {
         const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
-        return runCrewTasks({ crewId: this.id, kickoffId: source.kickoffId, inputs: finalInputs ?? {}, replaying, recorder, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback }, scope, execute, checkpoints);
+        return runCrewTasks({ crewId: this.id, kickoffId: source.kickoffId, inputs: finalInputs ?? {}, replaying, recorder: replayLog, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback }, scope, execute, checkpoints);
       };
       const outputs = checkpoints ? await checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : await process();
       // The last evaluations' tokens belong to this kickoff's usage.
-      await memory?.settle();
+      if (memory) await memory.settle();
       const built = CrewOutput.fromTaskOutputs(outputs, scope.usage());
       this.usageMetrics = { ...built.tokenUsage };
-      const output = await runAfterKickoff(this.options.afterKickoff, built, this.name);
+      const output = hasAfterKickoffHooks(this.options.afterKickoff) ? await runAfterKickoff(this.options.afterKickoff, built, this.name) : built;
       if (eventBus.hasListeners("crew_kickoff_completed")) {
         eventBus.emit("crew_kickoff_completed", { ...source, output: output.raw, tokenUsage: { ...output.tokenUsage } });
       }
@@ -366,10 +371,14 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     } finally {
       try {
         scope.release();
-        await scope.closeConnections();
+        const closing = scope.closeConnections();
+        if (closing) await closing;
         // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
         if (memory) await flushMemories(memory);
-        await releaseVerbose?.();
+        if (releaseVerbose) await releaseVerbose();
+        // The reset of the replay log, when no output written after it waited for it.
+        const resetting = recorder?.settled();
+        if (resetting) await resetting;
       } finally {
         members.absorb();
       }
@@ -380,12 +389,18 @@ export class Crew<T = unknown, Streams extends boolean = false> {
    * Gives each agent the guidance `crew.train` saved for its role, when a trained file exists. A broken
    * trainedAgentsFile fails the kickoff; a broken default file only warns, as it was never asked for.
    */
-  private async applyTrainedData(members: RunMembers): Promise<void> {
-    // Read once per crew (and shared with kickoffForEach's copies); train() forgets it.
-    this.trainedData ??= readTrainedAgents(this.options.trainedAgentsFile);
-    const data = await this.trainedData;
-    if (!data) return;
-    members.applyTrainedData(data);
+  private applyTrainedData(members: RunMembers): Promise<void> | undefined {
+    // Read once per crew (and shared with kickoffForEach's copies); train() forgets it. Once read, later
+    // kickoffs apply it without waiting.
+    const loading = (this.trainedData ??= readTrainedAgents(this.options.trainedAgentsFile));
+    if (this.trained?.from === loading) {
+      if (this.trained.data) members.applyTrainedData(this.trained.data);
+      return undefined;
+    }
+    return loading.then((data) => {
+      this.trained = { from: loading, data };
+      if (data) members.applyTrainedData(data);
+    });
   }
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */

@@ -35,9 +35,15 @@ export interface CrewTaskRun {
 export class CrewTaskHooks implements TaskRunHooks {
   constructor(private readonly run: CrewTaskRun) {}
 
-  async onTaskCompleted(task: Task, output: TaskOutput): Promise<void> {
-    const { memory, members, manager } = this.run;
+  onTaskCompleted(task: Task, output: TaskOutput): Promise<void> | undefined {
+    const { memory, members, manager, logFile, taskCallback } = this.run;
     if (memory) rememberTask(memory, task, output, { crewId: this.run.crewId, kickoffId: this.run.kickoffId, agents: [...members.participants(), ...(manager ? [manager] : [])] });
+    // Nothing to log or call back: nothing to wait for either.
+    if (!logFile && (!taskCallback || taskCallback === task.options.callback)) return undefined;
+    return this.logAndCallBack(task, output);
+  }
+
+  private async logAndCallBack(task: Task, output: TaskOutput): Promise<void> {
     await this.run.logFile?.append({
       ...(task.name !== undefined ? { taskName: task.name } : {}),
       task: task.description,
@@ -51,9 +57,9 @@ export class CrewTaskHooks implements TaskRunHooks {
   }
 
   /** Every recorded output, skipped ones too, is kept for replay (CrewAI's _store_execution_log). */
-  onTaskOutput(task: Task, output: TaskOutput, index: number): Promise<void> {
+  onTaskOutput(task: Task, output: TaskOutput, index: number): Promise<void> | undefined {
     const { recorder, inputs, replaying } = this.run;
-    return recorder.add({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying });
+    return recorder.add(() => ({ taskId: task.id, expectedOutput: task.expectedOutput, output: output.toJSON(), taskIndex: index, inputs, wasReplayed: replaying }));
   }
 }
 

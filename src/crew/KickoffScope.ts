@@ -9,11 +9,11 @@ import type { ToolCache } from "../tools/ToolCache.js";
 
 /** What a crew lends its agents for one kickoff. */
 export interface KickoffResources {
-  cache?: ToolCache;
-  rpmLimiter?: RequestLimiter;
-  stepCallback?: (step: AgentStep) => void | Promise<void>;
-  knowledge?: Knowledge;
-  memory?: KickoffMemory;
+  cache: ToolCache | undefined;
+  rpmLimiter: RequestLimiter | undefined;
+  stepCallback: ((step: AgentStep) => void | Promise<void>) | undefined;
+  knowledge: Knowledge | undefined;
+  memory: KickoffMemory | undefined;
 }
 
 /**
@@ -23,7 +23,10 @@ export interface KickoffResources {
  * measures the tokens each agent used in between.
  */
 export class KickoffScope {
-  private readonly usageBefore = new Map<Agent, UsageMetrics>();
+  // The enlisted agents and their usage when enlisted, at the same positions: a handful per kickoff, so
+  // exact-size arrays (appending makes a new one) rather than a Map.
+  private enlisted: Agent[] = [];
+  private usageBefore: UsageMetrics[] = [];
   // The kickoff's MCP connections, made when the first agent with `mcps` is enlisted.
   private mcp: MCPSession | undefined;
 
@@ -31,8 +34,9 @@ export class KickoffScope {
 
   /** Lends the resources to `agent` and starts measuring its usage; enlisting twice is harmless. */
   enlist(agent: Agent): void {
-    if (this.usageBefore.has(agent)) return;
-    this.usageBefore.set(agent, { ...agent.usageMetrics });
+    if (this.enlisted.includes(agent)) return;
+    this.enlisted = this.enlisted.concat(agent);
+    this.usageBefore = this.usageBefore.concat({ ...agent.usageMetrics });
     const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
     if (agent.options.mcps?.length) agent.crewMcp = this.mcp ??= new MCPSession();
     if (cache) agent.toolsCache = cache;
@@ -54,8 +58,9 @@ export class KickoffScope {
   usage(): UsageMetrics {
     const total = emptyUsageMetrics();
     addToUsageMetrics(total, this.extra);
-    for (const [agent, before] of this.usageBefore) {
-      const now = agent.usageMetrics;
+    for (let i = 0; i < this.enlisted.length; i++) {
+      const now = this.enlisted[i]!.usageMetrics;
+      const before = this.usageBefore[i]!;
       addToUsageMetrics(total, {
         promptTokens: now.promptTokens - before.promptTokens,
         completionTokens: now.completionTokens - before.completionTokens,
@@ -67,8 +72,8 @@ export class KickoffScope {
   }
 
   /** Closes the kickoff's MCP connections (stdio servers stopped, sockets closed), however the kickoff ended. Never throws. */
-  async closeConnections(): Promise<void> {
-    await this.mcp?.close();
+  closeConnections(): Promise<void> | undefined {
+    return this.mcp?.close();
   }
 
   /** Takes the resources back from every enlisted agent (unless another crew has lent its own since). */
@@ -76,7 +81,7 @@ export class KickoffScope {
     const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
     const mcp = this.mcp;
     // Fields are set to undefined, not deleted: deleting turns an agent into a slow dictionary-mode object.
-    for (const agent of this.usageBefore.keys()) {
+    for (const agent of this.enlisted) {
       if (knowledge && agent.crewKnowledge === knowledge) agent.crewKnowledge = undefined;
       if (memory && agent.crewMemory === memory) agent.crewMemory = undefined;
       if (cache && agent.toolsCache === cache) agent.toolsCache = undefined;

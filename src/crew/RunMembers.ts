@@ -12,33 +12,50 @@ import { trainedInstructionsFor, type TrainedAgentsData } from "./training.js";
 export class RunMembers {
   readonly agents: Agent[];
   readonly tasks: Task[];
-  private readonly agentCopies = new Map<Agent, Agent>();
-  private readonly taskCopies = new Map<Task, Task>();
+  // Originals and their copies at the same positions: the crew's agents, then any other agent copied on
+  // first use. A crew has a handful of members and thousands of kickoffs in flight each hold one
+  // RunMembers, so exact-size arrays rather than Maps (appending makes a new one).
+  private agentOriginals: readonly Agent[];
+  private agentCopies: Agent[];
+  private readonly taskOriginals: readonly Task[];
+  private taking: Agent[] | undefined;
 
   /** `agents` and `tasks` as given (`inPlace`: a crew copy made for this one run), or their run copies. */
   constructor(agents: readonly Agent[], tasks: readonly Task[], private readonly inPlace: boolean) {
-    this.agents = agents.map((agent) => this.agent(agent));
-    this.tasks = tasks.map((task) => {
-      const copied = inPlace ? task : task.copyForRun((agent) => this.agent(agent), (context) => this.taskCopies.get(context) ?? context);
-      this.taskCopies.set(task, copied);
-      return copied;
-    });
+    this.taskOriginals = tasks;
+    if (inPlace) {
+      this.agents = agents as Agent[];
+      this.tasks = tasks as Task[];
+      this.agentOriginals = [];
+      this.agentCopies = [];
+      return;
+    }
+    this.agentOriginals = agents;
+    this.agentCopies = this.agents = agents.map((agent) => agent.copyForRun());
+    const copies: Task[] = new Array<Task>(tasks.length);
+    const copyOf = (context: Task): Task => {
+      const at = tasks.indexOf(context);
+      return at >= 0 && copies[at] !== undefined ? copies[at] : context;
+    };
+    for (let i = 0; i < tasks.length; i++) copies[i] = tasks[i]!.copyForRun((agent) => this.agent(agent), copyOf);
+    this.tasks = copies;
   }
 
   /** The run's copy of `agent` (made on first use: task agents missing from the crew's list, the manager). */
   agent(agent: Agent): Agent {
     if (this.inPlace) return agent;
-    let copied = this.agentCopies.get(agent);
-    if (!copied) {
-      copied = agent.copyForRun();
-      this.agentCopies.set(agent, copied);
-    }
+    const at = this.agentOriginals.indexOf(agent);
+    if (at >= 0) return this.agentCopies[at]!;
+    const copied = agent.copyForRun();
+    // Never this.agents itself: that list stays the crew's agents.
+    this.agentOriginals = this.agentOriginals.concat(agent);
+    this.agentCopies = this.agentCopies.concat(copied);
     return copied;
   }
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */
   participants(): Agent[] {
-    return participantsOf(this.agents, this.tasks);
+    return (this.taking ??= participantsOf(this.agents, this.tasks));
   }
 
   /** Fills the kickoff's inputs into the tasks' and agents' texts (always from the texts as written). */
@@ -57,14 +74,19 @@ export class RunMembers {
 
   /** Gives the originals what their copies did in this run. */
   absorb(): void {
-    for (const [original, copied] of this.agentCopies) original.absorbRun(copied);
-    for (const [original, copied] of this.taskCopies) if (original !== copied) original.absorbRun(copied);
+    for (let i = 0; i < this.agentCopies.length; i++) this.agentOriginals[i]!.absorbRun(this.agentCopies[i]!);
+    if (this.inPlace) return;
+    for (let i = 0; i < this.tasks.length; i++) this.taskOriginals[i]!.absorbRun(this.tasks[i]!);
   }
 }
 
 /** `agents` and any task agent missing from that list: all of them take part in a kickoff. */
 export function participantsOf(agents: readonly Agent[], tasks: readonly Task[]): Agent[] {
-  const all = new Set(agents);
-  for (const task of tasks) if (task.agent) all.add(task.agent);
-  return [...all];
+  // The usual crew lists every task's agent once: that list is the answer, as a copy.
+  const complete = agents.every((agent, i) => agents.indexOf(agent) === i) && tasks.every((task) => !task.agent || agents.includes(task.agent));
+  if (complete) return agents.slice();
+  const all: Agent[] = [];
+  for (const agent of agents) if (!all.includes(agent)) all.push(agent);
+  for (const task of tasks) if (task.agent && !all.includes(task.agent)) all.push(task.agent);
+  return all;
 }

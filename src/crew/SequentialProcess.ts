@@ -95,7 +95,8 @@ export async function executeTasks(
         if (pending.length > 0) await collectPendingTasks(run);
         const previous = outputs.at(-1);
         if (previous && !(await task.shouldExecute(previous))) {
-          await recordOutput(run, task, task.getSkippedTaskOutput(), index, false);
+          const recorded = recordOutput(run, task, task.getSkippedTaskOutput(), index, false);
+          if (recorded) await recorded;
           continue;
         }
       }
@@ -109,7 +110,8 @@ export async function executeTasks(
       } else {
         if (pending.length > 0) await collectPendingTasks(run);
         const output = await task.executeSync({ agent, context: contextFor(task, outputs, outputOf), tools, ...source });
-        await recordOutput(run, task, output, index, true);
+        const recorded = recordOutput(run, task, output, index, true);
+        if (recorded) await recorded;
       }
     }
     if (pending.length > 0) await collectPendingTasks(run);
@@ -128,11 +130,14 @@ interface TasksRun {
   hooks: TaskRunHooks;
 }
 
-async function recordOutput(run: TasksRun, task: Task, output: TaskOutput, index: number, completed: boolean): Promise<void> {
+/** Records an output and runs the hooks; a promise only when a hook has something to wait for. */
+function recordOutput(run: TasksRun, task: Task, output: TaskOutput, index: number, completed: boolean): Promise<void> | undefined {
   run.outputs.push(output);
   run.outputOf.set(task, output);
-  if (completed) await run.hooks.onTaskCompleted?.(task, output, index);
-  await run.hooks.onTaskOutput?.(task, output, index);
+  const { hooks } = run;
+  const done = completed ? hooks.onTaskCompleted?.(task, output, index) : undefined;
+  if (done) return done.then(() => hooks.onTaskOutput?.(task, output, index));
+  return hooks.onTaskOutput?.(task, output, index) ?? undefined;
 }
 
 /** Awaits the pending async tasks in order, recording each output. */
@@ -141,7 +146,8 @@ async function collectPendingTasks(run: TasksRun): Promise<void> {
     const next = run.pending[0]!;
     const output = await next.promise;
     run.pending.shift();
-    await recordOutput(run, next.task, output, next.index, true);
+    const recorded = recordOutput(run, next.task, output, next.index, true);
+    if (recorded) await recorded;
   }
 }
 

@@ -75,6 +75,8 @@ export const DISCARDED_OUTPUTS: TaskOutputStore = {
  */
 export class ReplayRecorder {
   private failed = false;
+  // The reset started by startReset and not yet waited for: the first output written waits for it.
+  private resetting: Promise<void> | undefined;
 
   /**
    * `run` and `latest`: when one crew runs kickoffs side by side, only the one that started last
@@ -88,16 +90,40 @@ export class ReplayRecorder {
 
   /** Forgets the previous kickoff. */
   reset(): Promise<void> {
-    return this.guard(() => this.store.reset());
+    return this.guard(() => this.store.reset()) ?? Promise.resolve();
   }
 
-  /** Stores one task output. */
-  add(record: NewStoredTaskOutput): Promise<void> {
-    return this.guard(() => this.store.add(record));
+  /**
+   * Starts forgetting the previous kickoff without waiting: the kickoff goes on to its first model
+   * call, and the first output stored (or `settled`, for a kickoff that stores none) waits for it.
+   */
+  startReset(): void {
+    this.resetting = this.guard(() => this.store.reset());
   }
 
-  private async guard(write: () => Promise<void>): Promise<void> {
-    if (this.failed || (this.latest && this.latest() !== this.run)) return;
+  /** What is still being written when nothing else waits for it (a reset no output followed), or undefined. */
+  settled(): Promise<void> | undefined {
+    const resetting = this.resetting;
+    this.resetting = undefined;
+    return resetting;
+  }
+
+  /**
+   * Stores one task output (`record` builds it, only when this kickoff writes); undefined when there is
+   * nothing to wait for (another kickoff is the latest).
+   */
+  add(record: () => NewStoredTaskOutput): Promise<void> | undefined {
+    const resetting = this.settled();
+    if (resetting) return resetting.then(() => this.guard(() => this.store.add(record())));
+    return this.guard(() => this.store.add(record()));
+  }
+
+  private guard(write: () => Promise<void>): Promise<void> | undefined {
+    if (this.failed || (this.latest && this.latest() !== this.run)) return undefined;
+    return this.write(write);
+  }
+
+  private async write(write: () => Promise<void>): Promise<void> {
     try {
       await write();
     } catch (error) {

@@ -13,7 +13,7 @@ import { labelOf, type ResolvedGuardrail } from "./guardrails.js";
 import { interpolate } from "./interpolate.js";
 import { llmGuardrail } from "./LLMGuardrail.js";
 import { checkInterpolatedOutputPath, writeOutputFile } from "./outputFile.js";
-import { runTaskPipeline } from "./taskExecution.js";
+import { hasPlainPipeline, plainOutput, runTaskPipeline } from "./taskExecution.js";
 import { taskOptionsShape, validateTaskOptions, type TaskOptions } from "./TaskOptions.js";
 import { taskPrompts } from "./taskPrompts.js";
 import type { TaskOutput } from "./TaskOutput.js";
@@ -268,13 +268,19 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     const retries = { total: 0, perGuardrail: this.resolvedGuardrails.map(() => 0) };
     const startTime = new Date();
     this.processedByAgents.add(agent.role);
-    const source: CallSource = { ...opts.source, taskId: this.id, agentId: agent.id, agentRole: agent.role };
+    // Object.assign, not a spread with more keys: on Node 20 that makes a slow dictionary-mode object.
+    const source: CallSource = Object.assign({}, opts.source);
+    source.taskId = this.id;
+    source.agentId = agent.id;
+    source.agentRole = agent.role;
     if (this.name !== undefined) source.taskName = this.name;
     if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", Object.assign({}, source, { taskId: this.id, context, taskDescription: this.description }));
     try {
       // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
       const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;
-      const output = await runTaskPipeline(this, { agent, context, tools, source, retries });
+      const output = hasPlainPipeline(this)
+        ? plainOutput<z.infer<S>>(this, agent, await agent.executeTaskDetailed(this, context, tools, source))
+        : await runTaskPipeline(this, { agent, context, tools, source, retries });
       this.output = output;
       this.showExecution(startTime, context, retries);
       if (this.options.callback) await this.options.callback(output);

@@ -49,6 +49,27 @@ export async function runTaskPipeline<S extends z.ZodType>(task: Task<S>, run: T
   return output;
 }
 
+/**
+ * Whether the task's pipeline is just its agent's answer: no human review, guardrails, output schema or
+ * step hooks. Such a task takes its output from `plainOutput`, without a frame of runTaskPipeline's
+ * waiting on the agent (many runs in flight each hold their frames).
+ */
+export function hasPlainPipeline(task: Task): boolean {
+  return !task.humanInput && task.resolvedGuardrails.length === 0 && !task.outputSchema && globalHooks.beforeStep.length === 0 && globalHooks.afterStep.length === 0;
+}
+
+/** The output of a task with a plain pipeline (see hasPlainPipeline). */
+export function plainOutput<T>(task: Task, agent: Agent, result: Pick<ExecutorResult, "output" | "messages">): TaskOutput<T> {
+  return new TaskOutput<T>({
+    description: task.description,
+    expectedOutput: task.expectedOutput,
+    raw: result.output,
+    agent: agent.role,
+    messages: result.messages,
+    name: task.name ?? task.description,
+  });
+}
+
 /** Turns an answer into a TaskOutput, parsing it into the task's schema when it has one. */
 async function buildOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, result: Pick<ExecutorResult, "output" | "messages">): Promise<TaskOutput<z.infer<S>>> {
   const init = {

@@ -97,7 +97,13 @@ export class FakeLLM implements BaseLLM {
     if (this.options.record !== false) this.calls.push({ messages: snapshot, options });
     // A responder that never settles still ends with the call's abort, as a real request does.
     const response = await untilAborted(this.next(snapshot, callIndex, options), options.signal);
-    if (this.options.latencyMs) await sleep(this.options.latencyMs, options.signal);
+    // The latency is waited for outside this function, so no frame of it is held meanwhile (benchmarks
+    // keep thousands of calls waiting).
+    if (this.options.latencyMs) return sleep(this.options.latencyMs, options.signal).then(() => this.answer(response, snapshot, callIndex, options));
+    return this.answer(response, snapshot, callIndex, options);
+  }
+
+  private answer(response: FakeResponse, snapshot: ChatMessage[], callIndex: number, options: LLMCallOptions): LLMResult {
     if (response instanceof Error) throw response;
     const spec = toSpec(response, callIndex);
     const { text } = cutAtStopSequence(spec.text ?? "", options.stop ?? []);
@@ -119,6 +125,12 @@ export class FakeLLM implements BaseLLM {
     };
   }
 
+  private next(messages: ChatMessage[], callIndex: number, options: LLMCallOptions): FakeResponse | Promise<FakeResponse> {
+    if (typeof this.script === "function") return this.script(messages, callIndex, options);
+    if (callIndex >= this.script.length) throw new FakeLLMExhaustedError(this.script.length, messages);
+    return this.script[callIndex] as FakeResponse;
+  }
+
   /** How many calls were made (also with record: false). */
   get callCount(): number {
     return this.calledTimes;
@@ -127,12 +139,6 @@ export class FakeLLM implements BaseLLM {
   /** How many scripted responses have not been used yet (0 for a function). */
   get remaining(): number {
     return Array.isArray(this.script) ? Math.max(0, this.script.length - this.calledTimes) : 0;
-  }
-
-  private async next(messages: ChatMessage[], callIndex: number, options: LLMCallOptions): Promise<FakeResponse> {
-    if (typeof this.script === "function") return this.script(messages, callIndex, options);
-    if (callIndex >= this.script.length) throw new FakeLLMExhaustedError(this.script.length, messages);
-    return this.script[callIndex] as FakeResponse;
   }
 }
 
