@@ -3,6 +3,7 @@ import { isTrustedConstruction, withTrustedConstruction } from "../tools/trusted
 import type { Agent } from "../agent/Agent.js";
 import type { RequestLimiter } from "../agent/requestLimiters.js";
 import { eventBus } from "../events/EventBus.js";
+import { newId } from "../events/newId.js";
 import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge, type KnowledgeConfig, type KnowledgeResult } from "../knowledge/Knowledge.js";
@@ -316,7 +317,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
       rpmLimiter: this.rpmLimiter,
       stepCallback: this.options.stepCallback,
     });
-    const source = { crewId: this.id, crewName: this.name, kickoffId: randomUUID() };
+    const source = { crewId: this.id, crewName: this.name, kickoffId: newId() };
     // verbose: the live account of this kickoff, also written to the output log file when there is one.
     const releaseVerbose = this.options.verbose ? showKickoff(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])], this.logFile) : undefined;
     let checkpoints: CrewRunCheckpoints | undefined;

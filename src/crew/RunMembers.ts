@@ -1,5 +1,6 @@
 import type { Agent } from "../agent/Agent.js";
-import { interpolate, type Task } from "../task/index.js";
+import { checkInputs, fillPlaceholders } from "../task/interpolate.js";
+import type { Task } from "../task/index.js";
 import { trainedInstructionsFor, type TrainedAgentsData } from "./training.js";
 
 /**
@@ -60,8 +61,10 @@ export class RunMembers {
 
   /** Fills the kickoff's inputs into the tasks' and agents' texts (always from the texts as written). */
   interpolate(inputs: Record<string, unknown>): void {
-    for (const task of this.tasks) task.interpolateInputs(inputs);
-    for (const agent of this.participants()) agent.interpolateInputs(inputs, interpolate);
+    // Checked once here rather than for each text.
+    checkInputs(inputs);
+    for (const task of this.tasks) task.interpolateInputs(inputs, fillPlaceholders);
+    for (const agent of this.participants()) agent.interpolateInputs(inputs, fillPlaceholders);
   }
 
   /** Gives each agent the guidance `crew.train` saved for its role. */

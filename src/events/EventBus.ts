@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newId } from "./newId.js";
 import type { CrewtsEvent, EventHandler, EventPayloads, EventType } from "./types.js";
 
 /** Receives the error of a handler that threw, with the event it was handling. */
@@ -63,7 +63,7 @@ export class EventBus {
     if (this.wildcard.size === 0 && (set === undefined || set.size === 0)) return undefined;
     // Object.assign, not `{ ...payload, type, ... }`: V8 (Node 20) takes a slow path (~15x) when
     // properties follow a spread in an object literal. Same keys, same order, type still wins.
-    const event = Object.assign({}, payload, { type, eventId: randomUUID(), timestamp: new Date() }) as unknown as CrewtsEvent<K>;
+    const event = Object.assign({}, payload, { type, eventId: newId(), timestamp: new Date() }) as unknown as CrewtsEvent<K>;
     if (set) for (const handler of [...set]) this.deliver(handler, event);
     for (const handler of [...this.wildcard]) this.deliver(handler, event);
     return event;

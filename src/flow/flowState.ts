@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newId } from "../events/newId.js";
 import { FlowStateError } from "./errors.js";
 
 /** The state a flow methods see: the declared shape plus CrewAI's `id` (a uuid unless given). */
@@ -34,7 +34,7 @@ export function buildState(
   patch: Record<string, unknown> | undefined,
 ): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base, ...patch };
-  const id = typeof merged.id === "string" && merged.id.length > 0 ? merged.id : randomUUID();
+  const id = typeof merged.id === "string" && merged.id.length > 0 ? merged.id : newId();
   if (!schema) {
     merged.id = id;
     return merged;

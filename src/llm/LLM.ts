@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newId } from "../events/newId.js";
 import type { LanguageModel } from "ai";
 import { eventBus, traceHooks } from "../events/index.js";
 import type { CompletionRequest } from "./completion.js";
@@ -65,7 +65,7 @@ export class LLM implements BaseLLM {
   /** Calls the model once (retrying transient failures); streams when `options.stream` or the `stream` option is set. */
   async call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
     if (options.signal?.aborted) throw abortReason(options.signal);
-    const callId = options.callId ?? randomUUID();
+    const callId = options.callId ?? newId();
     const sdk = await loadSdk();
     const { model, errorContext: ctx } = this.build(sdk);
     const request = this.request(sdk, model, messages, options);

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { newId } from "../events/newId.js";
 import { performance } from "node:perf_hooks";
 import { eventBus } from "../events/index.js";
 import { LLMError, LLMResponseError } from "./errors.js";
@@ -10,18 +10,18 @@ import { emptyUsage, type BaseLLM, type ChatMessage, type LLMCallOptions, type L
  * llm_call_started / llm_call_completed / llm_call_failed with one callId, and normalizes the result.
  */
 export function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
-  const callId = options.callId ?? randomUUID();
-  // Nobody listens for LLM events: no frame of this function waits for the model (many runs in flight each hold one).
+  // Nobody listens for LLM events: no frame of this function waits for the model (many runs in flight
+  // each hold one), and no callId is made here (a model that emits events of its own makes one).
   if (!eventBus.hasListeners("llm_call_started") && !eventBus.hasListeners("llm_call_completed") && !eventBus.hasListeners("llm_call_failed")) {
     try {
-      return Promise.resolve(llm.call(messages, withCallId(options, callId))).then((value) => normalizeResult(value, llm));
+      return Promise.resolve(llm.call(messages, options)).then((value) => normalizeResult(value, llm));
     } catch (error) {
       // What the model threw, as it threw it (as an await inside an async function would).
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(error);
     }
   }
-  return callLLMWithEvents(llm, messages, options, callId);
+  return callLLMWithEvents(llm, messages, options, options.callId ?? newId());
 }
 
 async function callLLMWithEvents(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, callId: string): Promise<LLMResult> {

@@ -153,7 +153,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   }
 
   /** Fills `{placeholders}` in description, expected output and output file, always from the original texts. */
-  interpolateInputs(inputs: Record<string, unknown>): void {
+  interpolateInputs(inputs: Record<string, unknown>, fill: (text: string, inputs: Record<string, unknown>) => string = interpolate): void {
     // No inputs: the original texts as written (placeholders are left alone, as CrewAI does), which
     // also drops anything a previous kickoff appended, such as a plan.
     if (Object.keys(inputs).length === 0) {
@@ -162,10 +162,10 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
       if (this.options.outputFile !== undefined) this.outputFile = this.options.outputFile;
       return;
     }
-    this.description = this.interpolateField("description", this.options.description, inputs);
-    this.expectedOutput = this.interpolateField("expectedOutput", this.options.expectedOutput, inputs);
+    this.description = this.interpolateField("description", this.options.description, inputs, fill);
+    this.expectedOutput = this.interpolateField("expectedOutput", this.options.expectedOutput, inputs, fill);
     if (this.options.outputFile !== undefined) {
-      const path = this.interpolateField("outputFile", this.options.outputFile, inputs);
+      const path = this.interpolateField("outputFile", this.options.outputFile, inputs, fill);
       checkInterpolatedOutputPath(path, this.options.outputFile, this.displayName);
       this.outputFile = path;
     }
@@ -245,9 +245,9 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     return taskOptionsSchema;
   }
 
-  private interpolateField(field: string, text: string, inputs: Record<string, unknown>): string {
+  private interpolateField(field: string, text: string, inputs: Record<string, unknown>, fill: (text: string, inputs: Record<string, unknown>) => string): string {
     try {
-      return interpolate(text, inputs);
+      return fill(text, inputs);
     } catch (error) {
       if (error instanceof InterpolationError) throw new InterpolationError(`Cannot fill in the ${field} of task '${this.displayName}': ${error.message}`);
       throw error;

@@ -6,8 +6,18 @@ const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
 /** Replaces `{name}` placeholders with input values, as CrewAI's interpolate_only; anything else in braces is kept. */
 export function interpolate(text: string, inputs: Record<string, unknown>): string {
   if (!text) return "";
-  for (const [key, value] of Object.entries(inputs)) checkValue(key, value);
-  if (!text.includes("{")) return text;
+  checkInputs(inputs);
+  return fillPlaceholders(text, inputs);
+}
+
+/** Checks every input value as interpolate does (so a kickoff checks its inputs once for all its texts). */
+export function checkInputs(inputs: Record<string, unknown>): void {
+  for (const key in inputs) if (Object.hasOwn(inputs, key)) checkValue(key, inputs[key]);
+}
+
+/** interpolate for inputs already checked with checkInputs. */
+export function fillPlaceholders(text: string, inputs: Record<string, unknown>): string {
+  if (!text || !text.includes("{")) return text;
   return text.replace(PLACEHOLDER, (_match, name: string) => {
     if (!Object.hasOwn(inputs, name)) {
       const given = Object.keys(inputs);

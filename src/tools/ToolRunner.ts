@@ -73,6 +73,9 @@ const optionsSchema = z
   })
   .strict();
 
+// The lookup of every runner without tools: nothing is ever added to it.
+const NO_TOOLS: Map<string, BaseTool> = new Map();
+
 /**
  * Executes the tool calls of one agent execution, as CrewAI's ToolUsage with its ToolsHandler:
  * resolves (possibly misspelled) tool names, validates arguments, refuses an immediate repeat of
@@ -81,7 +84,7 @@ const optionsSchema = z
  */
 export class ToolRunner {
   private readonly list: readonly BaseTool[];
-  private readonly bySanitizedName = new Map<string, BaseTool>();
+  private readonly bySanitizedName: Map<string, BaseTool>;
   private readonly specs: readonly ToolSpec[];
   private readonly cache: ToolCache | undefined;
   private readonly source: EventSource;
@@ -96,10 +99,19 @@ export class ToolRunner {
       throw new ToolError(`Invalid ToolRunner options: ${problems.join("; ")}.`);
     }
     this.cache = options.cache;
-    this.source = { ...options.source };
+    // Object.assign, not a spread: on Node 20 a spread copy of the run's ids can be a slow dictionary-mode object.
+    this.source = Object.assign({}, options.source);
     this.maxAttempts = options.maxAttempts ?? 3;
 
     if (!Array.isArray(tools)) throw new ToolError("ToolRunner needs an array of tools (it may be empty).");
+    // An agent without tools (the usual case in a crew of writers) gets a runner with nothing to look up.
+    if (tools.length === 0) {
+      this.bySanitizedName = NO_TOOLS;
+      this.list = [];
+      this.specs = [];
+      return;
+    }
+    this.bySanitizedName = new Map();
     const list: BaseTool[] = [];
     tools.forEach((candidate: unknown, index) => {
       if (!isTool(candidate)) {
