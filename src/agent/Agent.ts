@@ -18,24 +18,22 @@ import { ToolRunner } from "../tools/ToolRunner.js";
 import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import { unknownOptionMessage } from "../tools/unknownOption.js";
 import { AgentExecutor, type AgentStep, type ExecutorConfig, type ExecutorResult } from "./AgentExecutor.js";
-import { AgentOutput } from "./AgentOutput.js";
+import type { AgentOutput } from "./AgentOutput.js";
 import { agentOptionsSchema, type AgentOptions } from "./AgentOptions.js";
 import { AgentConfigError } from "./errors.js";
-import { convertToSchema, schemaToJsonText } from "./OutputConverter.js";
 import { buildMessages, buildTaskPrompt, type AgentTask } from "./promptBuilder.js";
-import { prompts } from "./prompts.js";
 import { RpmLimiter } from "./RpmLimiter.js";
 import { runKickoff, streamKickoff } from "../runtime/kickoffRun.js";
 import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { currentRun, eitherSignal } from "../runtime/runContext.js";
 import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 import type { RequestLimiter } from "./requestLimiters.js";
-import { AgentRunCheckpoints, resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
+import { resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
 import { addTaskContext, hasTaskContext } from "./taskPromptContext.js";
 import { withObservationMemory } from "./observationMemory.js";
 import { errorMessage, isRetryableRunError, withTimeout } from "./runLimits.js";
-import { enforceAgentGuardrail } from "./agentGuardrail.js";
-import { agentRunKey, recordPausedRun } from "../runtime/agentRunState.js";
+import { kickoffAgent } from "./agentKickoff.js";
+import { agentRunKey, recordPausedRun, type AgentRunState } from "../runtime/agentRunState.js";
 import { hasHumanInputProvider } from "../runtime/humanInput.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
@@ -157,37 +155,77 @@ export class Agent {
     }
   }
 
-  private async runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics, mcp?: MCPSession, loop: AgentLoopControl = {}): Promise<ExecutorResult> {
+  // Not an async function on the usual path: a run in flight holds the callbacks of one `then`, not a
+  // suspended call. MCP tools and task context (knowledge, memory) are awaited first in runTaskPrepared.
+  private runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics, mcp?: MCPSession, loop: AgentLoopControl = {}): Promise<ExecutorResult> {
+    try {
+      // A loop resumed from a checkpoint or a pause already has its prompt in its messages.
+      const resumed = loop.state ?? currentRun()?.humanAnswer?.takeRun(agentRunKey(this.role, task.description));
+      if ((mcp && this.options.mcps) || (!resumed && hasTaskContext(this))) return this.runTaskPrepared(task, context, tools, source, callUsage, mcp, loop, resumed);
+      const run: TaskRunAttempts = { task, taskPrompt: buildTaskPrompt(task, context), tools: tools ?? this.tools, source: this.runSource(task, source), callUsage, loop, resumed };
+      return this.startAttempts(run);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+      return Promise.reject(error);
+    }
+  }
+
+  private async runTaskPrepared(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage: UsageMetrics | undefined, mcp: MCPSession | undefined, loop: AgentLoopControl, resumed: AgentRunState | undefined): Promise<ExecutorResult> {
+    const fullSource = this.runSource(task, source);
     // As CrewAI: the tools of the agent's MCP servers come on top of the task's (or the agent's) tools.
+    const activeTools = mcp && this.options.mcps ? [...(tools ?? this.tools), ...(await mcp.toolsFor(this.options.mcps, this, tools ?? this.tools, fullSource))] : (tools ?? this.tools);
+    let taskPrompt = buildTaskPrompt(task, context);
+    if (!resumed && hasTaskContext(this)) taskPrompt = await addTaskContext(this, task, taskPrompt, activeTools, fullSource, (spent) => this.countUsage(spent, callUsage));
+    return this.startAttempts({ task, taskPrompt, tools: activeTools, source: fullSource, callUsage, loop, resumed });
+  }
+
+  /** The ids of the agent's events and calls for `task` (the given ones, with the agent's and task's added). */
+  private runSource(task: AgentTask, source: CallSource): CallSource {
+    // A crew's task passes the ids already complete: it is used as it is.
+    if (source.agentId === this.id && source.agentRole === this.role && source.taskId === task.id && source.taskName === task.name) return source;
     const fullSource: CallSource = Object.assign({ agentId: this.id, agentRole: this.role }, source);
     if (task.id !== undefined) fullSource.taskId = task.id;
     if (task.name !== undefined) fullSource.taskName = task.name;
-    const activeTools = mcp && this.options.mcps ? [...(tools ?? this.tools), ...(await mcp.toolsFor(this.options.mcps, this, tools ?? this.tools, fullSource))] : (tools ?? this.tools);
-    let taskPrompt = buildTaskPrompt(task, context);
-    // A loop resumed from a checkpoint or a pause already has its prompt in its messages.
-    const resumed = loop.state ?? currentRun()?.humanAnswer?.takeRun(agentRunKey(this.role, task.description));
-    if (!resumed && hasTaskContext(this)) taskPrompt = await addTaskContext(this, task, taskPrompt, activeTools, fullSource, (spent) => this.countUsage(spent, callUsage));
+    return fullSource;
+  }
+
+  private startAttempts(run: TaskRunAttempts): Promise<ExecutorResult> {
     if (eventBus.hasListeners("agent_execution_started")) {
-      eventBus.emit("agent_execution_started", Object.assign({}, fullSource, { agentId: this.id, agentRole: this.role, taskPrompt, taskDescription: task.description, tools: activeTools.map((t) => t.name) }));
+      eventBus.emit(
+        "agent_execution_started",
+        Object.assign({}, run.source, { agentId: this.id, agentRole: this.role, taskPrompt: run.taskPrompt, taskDescription: run.task.description, tools: run.tools.map((t) => t.name) }),
+      );
     }
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const control = attempt === 0 && resumed && loop.state !== resumed ? { ...loop, state: resumed } : loop;
-        const result = await this.runLoop(taskPrompt, activeTools, fullSource, control, task.description);
-        this.countUsage(result.usage, callUsage);
+    return this.attempt(run, 0);
+  }
+
+  /** One run of the loop; a retryable failure runs it again, up to maxRetryLimit times. */
+  private attempt(run: TaskRunAttempts, attempt: number): Promise<ExecutorResult> {
+    const { loop, resumed } = run;
+    let running: Promise<ExecutorResult>;
+    try {
+      const control = attempt === 0 && resumed && loop.state !== resumed ? { ...loop, state: resumed } : loop;
+      running = this.runLoop(run.taskPrompt, run.tools, run.source, control, run.task.description);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+      running = Promise.reject(error);
+    }
+    return running.then(
+      (result) => {
+        this.countUsage(result.usage, run.callUsage);
         if (eventBus.hasListeners("agent_execution_completed")) {
-          eventBus.emit("agent_execution_completed", Object.assign({}, fullSource, { agentId: this.id, agentRole: this.role, output: result.output }));
+          eventBus.emit("agent_execution_completed", Object.assign({}, run.source, { agentId: this.id, agentRole: this.role, output: result.output }));
         }
         return result;
-      } catch (error) {
-        const retryable = isRetryableRunError(error);
-        if (retryable && attempt < this.maxRetryLimit) continue;
+      },
+      (error: unknown) => {
+        if (isRetryableRunError(error) && attempt < this.maxRetryLimit) return this.attempt(run, attempt + 1);
         if (eventBus.hasListeners("agent_execution_error")) {
-          eventBus.emit("agent_execution_error", { ...fullSource, agentId: this.id, agentRole: this.role, error: errorMessage(error) });
+          eventBus.emit("agent_execution_error", { ...run.source, agentId: this.id, agentRole: this.role, error: errorMessage(error) });
         }
         throw error;
-      }
-    }
+      },
+    );
   }
 
   /** Adds tokens spent to the agent's usage and to the call's own (`callUsage`), when given. */
@@ -210,40 +248,7 @@ export class Agent {
     options: AgentKickoffOptions<S> = {},
   ): Promise<AgentOutput<z.infer<S>> | StreamingOutput<AgentOutput<z.infer<S>>>> {
     if (options.stream) return streamKickoff(options, (signal) => this.kickoff(messages, { ...options, stream: false, signal }));
-    return runKickoff(`Agent "${this.role}" kickoff`, options, {}, () => this.kickoffNow(messages, options));
-  }
-
-  private async kickoffNow<S extends z.ZodType>(messages: string | ChatMessage[], options: AgentKickoffOptions<S>): Promise<AgentOutput<z.infer<S>>> {
-    let request = typeof messages === "string" ? messages : (messages ?? []).map((m) => (m.role === "system" ? m.content : `${m.role}: ${m.content}`)).join("\n\n");
-    // Resuming, the request is the checkpoint's (the messages given may be left empty).
-    const durable = AgentRunCheckpoints.wanted(this, options.fromCheckpoint) ? await AgentRunCheckpoints.open(this, request, options.fromCheckpoint) : undefined;
-    if (durable) request = durable.request;
-    if (!request.trim()) throw new AgentConfigError("agent.kickoff needs a non-empty message: pass what the agent should do.");
-    const task: AgentTask = { description: request, expectedOutput: "" };
-    if (options.outputSchema) task.expectedOutput = prompts.answerAsJson(schemaToJsonText(options.outputSchema));
-    // Counted per call, not as a difference of the agent's totals: kickoffs may run at the same time.
-    const usage = emptyUsageMetrics();
-    const execute = (loop?: AgentLoopControl) => this.executeTaskDetailed(task, undefined, undefined, {}, usage, loop);
-    const source: CallSource = { agentId: this.id, agentRole: this.role };
-    const toOutput = async (raw: string, messages: ChatMessage[]): Promise<AgentOutput<z.infer<S>>> => {
-      let parsed: z.infer<S> | undefined;
-      if (options.outputSchema) {
-        const conversion = await convertToSchema(raw, options.outputSchema, { llm: this.llm, source });
-        addToUsageMetrics(this.usageMetrics, conversion.usage);
-        addToUsageMetrics(usage, conversion.usage);
-        parsed = conversion.parsed;
-      }
-      return new AgentOutput<z.infer<S>>({ raw, parsed, agentRole: this.role, usageMetrics: usage, messages });
-    };
-    const result = durable ? await durable.run(usage, execute) : await execute();
-    const output = await toOutput(result.output, result.messages);
-    if (this.options.guardrail === undefined) return output;
-    // A retry is a new run with the guardrail's feedback as context (it is not checkpointed).
-    const again = async (feedback: string) => {
-      const retried = await this.executeTaskDetailed(task, feedback, undefined, {}, usage);
-      return toOutput(retried.output, retried.messages);
-    };
-    return enforceAgentGuardrail(this, output, { again, fromRaw: (raw, previous) => toOutput(raw, previous.messages), outputSchema: options.outputSchema, usage, source });
+    return runKickoff(`Agent "${this.role}" kickoff`, options, {}, () => kickoffAgent(this, messages, options));
   }
 
   /** Continues a kickoff that rejected with HumanInputPending: `answer` goes to the tool approval it paused on. */
@@ -382,4 +387,15 @@ export class Agent {
       : executor.run();
     return controller ? withTimeout(run, controller, this.maxExecutionTime!) : run;
   }
+}
+
+/** What the attempts of one task execution share. */
+interface TaskRunAttempts {
+  task: AgentTask;
+  taskPrompt: string;
+  tools: BaseTool[];
+  source: CallSource;
+  callUsage: UsageMetrics | undefined;
+  loop: AgentLoopControl;
+  resumed: AgentRunState | undefined;
 }

@@ -125,11 +125,15 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   kickoff(inputs: KickoffInputs | undefined, options: KickoffOptions & { stream: true }): Promise<StreamingOutput<CrewOutput<T>>>;
   kickoff(inputs: KickoffInputs | undefined, options: KickoffOptions & { stream: false }): Promise<CrewOutput<T>>;
   kickoff(inputs?: KickoffInputs, options?: KickoffOptions): Promise<Streams extends true ? StreamingOutput<CrewOutput<T>> : CrewOutput<T>>;
-  async kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput<T> | StreamingOutput<CrewOutput<T>>> {
-    if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false }));
-    // Thousands started in one loop start a few hundred per turn of the event loop (see waitForTurn).
+  kickoff(inputs?: KickoffInputs, options: KickoffOptions = {}): Promise<CrewOutput<T> | StreamingOutput<CrewOutput<T>>> {
+    if (options.stream ?? this.options.stream) return Promise.resolve(streamKickoff(options, (signal) => this.kickoff(inputs, { ...options, signal, stream: false })));
+    // Thousands started in one loop start a few hundred per turn of the event loop (see waitForTurn);
+    // one waiting holds a callback, not a suspended call.
     const turn = waitForTurn();
-    if (turn) await turn;
+    return turn ? turn.then(() => this.kickoffNow(inputs, options)) : this.kickoffNow(inputs, options);
+  }
+
+  private async kickoffNow(inputs: KickoffInputs | undefined, options: KickoffOptions): Promise<CrewOutput<T>> {
     // Run again inside a flow resumed from this crew's pause: continue from the pause with the answer.
     const paused = options.fromCheckpoint === undefined ? currentRun()?.pausedCrew?.take(this.name) : undefined;
     if (paused) return (await this.resume(paused.checkpointId, paused.answer, options)) as CrewOutput<T>;

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { isTrustedConstruction } from "../tools/trustedConstruction.js";
 import { z } from "zod";
 import type { Agent } from "../agent/Agent.js";
+import type { ExecutorResult } from "../agent/AgentExecutor.js";
 import { schemaToJsonText } from "../agent/OutputConverter.js";
 import type { AgentTask } from "../agent/promptBuilder.js";
 import { prompts } from "../agent/prompts.js";
@@ -232,12 +233,13 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   }
 
   /** Shows an execution that ended in the task's "last execution" fields. */
-  private showExecution(startTime: Date, context: string, retries: { total: number; perGuardrail: number[] }): void {
-    this.startTime = startTime;
+  private showExecution(execution: TaskExecution): void {
+    execution.shown = true;
+    this.startTime = new Date(execution.started);
     this.endTime = new Date();
-    this.promptContext = context;
-    this.retryCount = retries.total;
-    this.guardrailRetryCounts = retries.perGuardrail;
+    this.promptContext = execution.context;
+    this.retryCount = execution.retries.total;
+    this.guardrailRetryCounts = execution.retries.perGuardrail;
   }
 
   /** The schema the options are validated with; ConditionalTask extends it. */
@@ -254,19 +256,22 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     }
   }
 
-  private async executeCore(opts: TaskExecuteOptions): Promise<TaskOutput<z.infer<S>>> {
+  // Not an async function: a run in flight holds the callbacks of one `then` here, not a suspended call.
+  private executeCore(opts: TaskExecuteOptions): Promise<TaskOutput<z.infer<S>>> {
     const agent = opts.agent ?? this.agent;
     if (!agent) {
-      throw new TaskValidationError(
-        `The task '${this.description}' has no agent assigned, so it cannot be executed directly. ` +
-          "Give it an agent (new Task({ ..., agent })), or run it in a Crew with a process that assigns agents, like hierarchical.",
+      return Promise.reject(
+        new TaskValidationError(
+          `The task '${this.description}' has no agent assigned, so it cannot be executed directly. ` +
+            "Give it an agent (new Task({ ..., agent })), or run it in a Crew with a process that assigns agents, like hierarchical.",
+        ),
       );
     }
     const context = opts.context ?? "";
     // This execution's own counters: executions of one task may run at the same time. The task shows
     // those of the execution that ended last.
     const retries = { total: 0, perGuardrail: this.resolvedGuardrails.map(() => 0) };
-    const startTime = new Date();
+    const started = Date.now();
     this.processedByAgents.add(agent.role);
     // Object.assign, not a spread with more keys: on Node 20 that makes a slow dictionary-mode object.
     const source: CallSource = Object.assign({}, opts.source);
@@ -275,26 +280,57 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     source.agentRole = agent.role;
     if (this.name !== undefined) source.taskName = this.name;
     if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", Object.assign({}, source, { taskId: this.id, context, taskDescription: this.description }));
+    // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
+    const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;
+    const execution: TaskExecution = { agent, context, retries, started, source, shown: false };
+    const plain = hasPlainPipeline(this);
+    let running: Promise<ExecutorResult | TaskOutput<z.infer<S>>>;
     try {
-      // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
-      const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;
-      const output = hasPlainPipeline(this)
-        ? plainOutput<z.infer<S>>(this, agent, await agent.executeTaskDetailed(this, context, tools, source))
-        : await runTaskPipeline(this, { agent, context, tools, source, retries });
+      running = plain ? agent.executeTaskDetailed(this, context, tools, source) : runTaskPipeline(this, { agent, context, tools, source, retries });
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+      running = Promise.reject(error);
+    }
+    return running.then(
+      (result) => this.finishExecution(plain ? plainOutput<z.infer<S>>(this, agent, result as ExecutorResult) : (result as TaskOutput<z.infer<S>>), execution),
+      (error: unknown) => this.failExecution(error, execution),
+    );
+  }
+
+  /** Keeps and shows the output of an execution, runs its callback and writes its file. */
+  private async finishExecution(output: TaskOutput<z.infer<S>>, execution: TaskExecution): Promise<TaskOutput<z.infer<S>>> {
+    try {
       this.output = output;
-      this.showExecution(startTime, context, retries);
+      this.showExecution(execution);
       if (this.options.callback) await this.options.callback(output);
       if (this.outputFile !== undefined) await writeOutputFile(this.outputFile, output.toString(), this.createDirectory, this);
-      if (eventBus.hasListeners("task_completed")) eventBus.emit("task_completed", Object.assign({}, source, { taskId: this.id, output: output.raw }));
+      if (eventBus.hasListeners("task_completed")) eventBus.emit("task_completed", Object.assign({}, execution.source, { taskId: this.id, output: output.raw }));
       return output;
     } catch (error) {
-      if (this.startTime !== startTime) this.showExecution(startTime, context, retries);
-      if (eventBus.hasListeners("task_failed")) {
-        eventBus.emit("task_failed", { ...source, taskId: this.id, error: error instanceof Error ? error.message : String(error) });
-      }
-      throw error;
+      return this.failExecution(error, execution);
     }
   }
+
+  /** Shows a failed execution (unless it was shown already) and emits task_failed; rethrows `error`. */
+  private failExecution(error: unknown, execution: TaskExecution): never {
+    if (!execution.shown) this.showExecution(execution);
+    if (eventBus.hasListeners("task_failed")) {
+      eventBus.emit("task_failed", { ...execution.source, taskId: this.id, error: error instanceof Error ? error.message : String(error) });
+    }
+    throw error;
+  }
+}
+
+/** What one execution of a task keeps until it ends. */
+interface TaskExecution {
+  agent: Agent;
+  context: string;
+  retries: { total: number; perGuardrail: number[] };
+  /** Date.now() when it started. */
+  started: number;
+  source: CallSource;
+  /** Its start, end and counters are on the task already. */
+  shown: boolean;
 }
 
 cloneTasksForRuns(Task.prototype);
