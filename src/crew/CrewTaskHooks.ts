@@ -67,7 +67,8 @@ export class CrewTaskHooks implements TaskRunHooks {
 export function runCrewTasks(run: CrewTaskRun, scope: KickoffScope, execute: ExecuteTasksOptions, checkpoints: CrewRunCheckpoints | undefined): Promise<TaskOutput[]> {
   const plain = new CrewTaskHooks(run);
   const hooks = checkpoints ? checkpoints.wrap(plain) : plain;
-  const runOptions = { ...execute, source: { crewId: run.crewId, kickoffId: run.kickoffId } };
+  const runOptions: ExecuteTasksOptions = Object.assign({}, execute);
+  runOptions.source = { crewId: run.crewId, kickoffId: run.kickoffId };
   const { members, manager } = run;
   if (manager) {
     scope.enlist(manager);

@@ -1,7 +1,7 @@
 import type { Agent } from "../agent/Agent.js";
 import type { CallSource } from "../llm/types.js";
 import type { BaseTool } from "../tools/BaseTool.js";
-import { ConditionalTask, type Task, type TaskOutput } from "../task/index.js";
+import { ConditionalTask, type Task, type TaskExecuteOptions, type TaskOutput } from "../task/index.js";
 import { delegationTools, mergeTools } from "./delegation.js";
 
 /** CrewAI's divider between task outputs in a context. */
@@ -39,6 +39,7 @@ interface PendingTask {
 
 /** Joins the raw outputs into a context; empty outputs (skipped tasks) add nothing. */
 export function aggregateOutputs(outputs: readonly TaskOutput[]): string {
+  if (outputs.length === 0) return "";
   return outputs
     .filter((output) => output.raw !== "")
     .map((output) => output.raw)
@@ -69,7 +70,6 @@ export async function executeTasks(
   const run: TasksRun = { outputs: [], outputOf: new Map(), pending: [], hooks };
   const { outputs, outputOf, pending } = run;
   const startIndex = options.startIndex ?? 0;
-  const source = options.source ? { source: options.source } : {};
 
   try {
     for (let index = 0; index < tasks.length; index++) {
@@ -103,13 +103,13 @@ export async function executeTasks(
       const agent = assignment.agentFor(task);
       const tools = assignment.toolsFor(task, agent);
       if (task.asyncExecution) {
-        const promise = task.executeAsync({ agent, context: contextFor(task, outputs, outputOf), tools, ...source });
+        const promise = task.executeAsync(executeOptions(agent, contextFor(task, outputs, outputOf), tools, options.source));
         // Observed now so a failure is never "unhandled" while earlier work is still awaited.
         promise.catch(() => undefined);
         pending.push({ task, index, promise });
       } else {
         if (pending.length > 0) await collectPendingTasks(run);
-        const output = await task.executeSync({ agent, context: contextFor(task, outputs, outputOf), tools, ...source });
+        const output = await task.executeSync(executeOptions(agent, contextFor(task, outputs, outputOf), tools, options.source));
         const recorded = recordOutput(run, task, output, index, true);
         if (recorded) await recorded;
       }
@@ -120,6 +120,12 @@ export async function executeTasks(
     throw error;
   }
   return outputs;
+}
+
+function executeOptions(agent: Agent, context: string, tools: BaseTool[], source: CallSource | undefined): TaskExecuteOptions {
+  const options: TaskExecuteOptions = { agent, context, tools };
+  if (source) options.source = source;
+  return options;
 }
 
 /** What executeTasks keeps while it runs: outputs so far, by task too, and the async tasks not yet collected. */

@@ -5,7 +5,7 @@ import { EntityMemory } from "../memory/EntityMemory.js";
 import { ExternalMemory } from "../memory/ExternalMemory.js";
 import { LongTermMemory } from "../memory/LongTermMemory.js";
 import type { Agent } from "../agent/Agent.js";
-import { enabledMemories, KickoffMemory, warnUnsavedMemory, type MemoryConfig, type MemorySet } from "../memory/MemorySet.js";
+import { KickoffMemory, warnUnsavedMemory, type MemoryConfig, type MemorySet } from "../memory/MemorySet.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { ShortTermMemory } from "../memory/ShortTermMemory.js";
 import type { Memory } from "../memory/types.js";
@@ -78,7 +78,9 @@ export function sharedMemoryOptions(memories: MemorySet): CrewMemoryOptions {
 
 /** The memory of one kickoff (its own short-term run id), or undefined when the crew has no memory. */
 export function startKickoffMemory(memories: MemorySet, config: MemoryConfig | undefined): KickoffMemory | undefined {
-  return enabledMemories(memories).length > 0 ? new KickoffMemory(memories, randomUUID(), config) : undefined;
+  // Checked field by field: every kickoff asks, and most crews have no memory.
+  const any = memories.short !== undefined || memories.long !== undefined || memories.entity !== undefined || memories.external !== undefined;
+  return any ? new KickoffMemory(memories, randomUUID(), config) : undefined;
 }
 
 /**

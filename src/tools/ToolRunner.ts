@@ -99,8 +99,8 @@ export class ToolRunner {
       throw new ToolError(`Invalid ToolRunner options: ${problems.join("; ")}.`);
     }
     this.cache = options.cache;
-    // Object.assign, not a spread: on Node 20 a spread copy of the run's ids can be a slow dictionary-mode object.
-    this.source = Object.assign({}, options.source);
+    // The run's ids as given (never changed here): thousands of runs in flight each hold one runner.
+    this.source = options.source ?? {};
     this.maxAttempts = options.maxAttempts ?? 3;
 
     if (!Array.isArray(tools)) throw new ToolError("ToolRunner needs an array of tools (it may be empty).");
