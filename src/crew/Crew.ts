@@ -133,13 +133,19 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     return turn ? turn.then(() => this.kickoffNow(inputs, options)) : this.kickoffNow(inputs, options);
   }
 
-  private async kickoffNow(inputs: KickoffInputs | undefined, options: KickoffOptions): Promise<CrewOutput<T>> {
-    // Run again inside a flow resumed from this crew's pause: continue from the pause with the answer.
-    const paused = options.fromCheckpoint === undefined ? currentRun()?.pausedCrew?.take(this.name) : undefined;
-    if (paused) return (await this.resume(paused.checkpointId, paused.answer, options)) as CrewOutput<T>;
-    const hooks = this.options.hooks;
-    const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
-    return runKickoff(`Crew '${this.name}' kickoff`, options, { tasks: this.tasks, ...(hooks ? { hooks } : {}) }, () => this.run(inputs, {}, mode) as Promise<CrewOutput<T>>);
+  // Not an async function: a kickoff's promise is the run's own, with no extra one resolved from it.
+  private kickoffNow(inputs: KickoffInputs | undefined, options: KickoffOptions): Promise<CrewOutput<T>> {
+    try {
+      // Run again inside a flow resumed from this crew's pause: continue from the pause with the answer.
+      const paused = options.fromCheckpoint === undefined ? currentRun()?.pausedCrew?.take(this.name) : undefined;
+      if (paused) return this.resume(paused.checkpointId, paused.answer, options) as Promise<CrewOutput<T>>;
+      const hooks = this.options.hooks;
+      const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
+      return runKickoff(`Crew '${this.name}' kickoff`, options, hooks ? { tasks: this.tasks, hooks } : { tasks: this.tasks }, () => this.run(inputs, {}, mode) as Promise<CrewOutput<T>>);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+      return Promise.reject(error);
+    }
   }
 
   /**

@@ -61,13 +61,41 @@ export function contextFor(task: Task, outputs: readonly TaskOutput[], outputOf:
  * If anything fails, the async tasks still running are awaited before the error is rethrown, so no
  * work outlives the kickoff.
  */
-export async function executeTasks(
-  tasks: readonly Task[],
-  assignment: TaskAssignment,
-  hooks: TaskRunHooks = {},
-  options: ExecuteTasksOptions = {},
-): Promise<TaskOutput[]> {
+export function executeTasks(tasks: readonly Task[], assignment: TaskAssignment, hooks: TaskRunHooks = {}, options: ExecuteTasksOptions = {}): Promise<TaskOutput[]> {
   const run: TasksRun = { outputs: [], outputOf: new Map(), pending: [], hooks };
+  // The usual kickoff: every task runs to its end before the next. Chained with `then`, so a kickoff in
+  // flight holds one callback here rather than a suspended call (thousands may be in flight).
+  if (isPlainSequence(tasks, options)) return runInOrder(run, tasks, assignment, options.source, 0);
+  return executeAnyTasks(run, tasks, assignment, options);
+}
+
+/** No replay start, restored outputs, async or conditional tasks: the tasks just run in order. */
+function isPlainSequence(tasks: readonly Task[], options: ExecuteTasksOptions): boolean {
+  if ((options.startIndex ?? 0) > 0 || (options.restored !== undefined && options.restored.size > 0)) return false;
+  for (const task of tasks) if (task.asyncExecution || task instanceof ConditionalTask) return false;
+  return true;
+}
+
+/** Runs tasks[index] and those after it, one after the other, recording each output. */
+function runInOrder(run: TasksRun, tasks: readonly Task[], assignment: TaskAssignment, source: CallSource | undefined, index: number): Promise<TaskOutput[]> {
+  if (index === tasks.length) return Promise.resolve(run.outputs);
+  let output: Promise<TaskOutput>;
+  const task = tasks[index]!;
+  try {
+    const agent = assignment.agentFor(task);
+    output = task.executeSync(executeOptions(agent, contextFor(task, run.outputs, run.outputOf), assignment.toolsFor(task, agent), source));
+  } catch (error) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+    return Promise.reject(error);
+  }
+  return output.then((done) => {
+    const recorded = recordOutput(run, task, done, index, true);
+    return recorded ? recorded.then(() => runInOrder(run, tasks, assignment, source, index + 1)) : runInOrder(run, tasks, assignment, source, index + 1);
+  });
+}
+
+async function executeAnyTasks(run: TasksRun, tasks: readonly Task[], assignment: TaskAssignment, options: ExecuteTasksOptions): Promise<TaskOutput[]> {
+  const { hooks } = run;
   const { outputs, outputOf, pending } = run;
   const startIndex = options.startIndex ?? 0;
 

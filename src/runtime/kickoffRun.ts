@@ -16,10 +16,15 @@ export interface KickoffScopeInfo {
  * Runs one kickoff's work under its signal (the caller's, joined with any outer run's). Without a
  * signal, an outer run or hooks, `work` runs as it is. An aborted run rejects with KickoffAbortedError.
  */
-export async function runKickoff<T>(what: string, options: KickoffOptions | undefined, scope: KickoffScopeInfo, work: () => Promise<T>): Promise<T> {
+export function runKickoff<T>(what: string, options: KickoffOptions | undefined, scope: KickoffScopeInfo, work: () => Promise<T>): Promise<T> {
   const parent = currentRun();
   const signal = eitherSignal(parent?.signal, options?.signal);
+  // Not an async function: a plain run's promise is the work's own (work may throw at once, as it would here).
   if (parent === undefined && signal === undefined && scope.hooks === undefined) return work();
+  return runInKickoffContext(what, parent, signal, scope, work);
+}
+
+async function runInKickoffContext<T>(what: string, parent: RunContext | undefined, signal: AbortSignal | undefined, scope: KickoffScopeInfo, work: () => Promise<T>): Promise<T> {
   if (signal?.aborted) throw new KickoffAbortedError(what, signal.reason);
   const context: RunContext = {
     ...parent,

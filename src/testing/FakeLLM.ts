@@ -89,17 +89,28 @@ export class FakeLLM implements BaseLLM {
   }
 
   /** Answers with the next scripted (or computed) response; an aborted signal rejects the call as LLM's does. */
-  async call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
-    // Like LLM.call: a call whose signal is already aborted sends (and records) nothing.
-    if (options.signal?.aborted) throw abortReason(options.signal);
-    const callIndex = this.calledTimes++;
-    const snapshot = this.options.record === false ? messages : messages.map((m) => ({ ...m }));
-    if (this.options.record !== false) this.calls.push({ messages: snapshot, options });
+  call(messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
+    try {
+      // Like LLM.call: a call whose signal is already aborted sends (and records) nothing.
+      if (options.signal?.aborted) throw abortReason(options.signal);
+      const callIndex = this.calledTimes++;
+      const snapshot = this.options.record === false ? messages : messages.map((m) => ({ ...m }));
+      if (this.options.record !== false) this.calls.push({ messages: snapshot, options });
+      const next = this.next(snapshot, callIndex, options);
+      // An answer at hand waits out the latency on a timer alone: benchmarks keep thousands of calls
+      // waiting, and each then holds a timer and one callback.
+      if (this.options.latencyMs && !options.signal && !isPromiseLike(next)) return sleep(this.options.latencyMs).then(() => this.answer(next, snapshot, callIndex, options));
+      return this.respond(next, snapshot, callIndex, options);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+      return Promise.reject(error);
+    }
+  }
+
+  private async respond(next: FakeResponse | Promise<FakeResponse>, snapshot: ChatMessage[], callIndex: number, options: LLMCallOptions): Promise<LLMResult> {
     // A responder that never settles still ends with the call's abort, as a real request does.
-    const response = await untilAborted(this.next(snapshot, callIndex, options), options.signal);
-    // The latency is waited for outside this function, so no frame of it is held meanwhile (benchmarks
-    // keep thousands of calls waiting).
-    if (this.options.latencyMs) return sleep(this.options.latencyMs, options.signal).then(() => this.answer(response, snapshot, callIndex, options));
+    const response = await untilAborted(next, options.signal);
+    if (this.options.latencyMs) await sleep(this.options.latencyMs, options.signal);
     return this.answer(response, snapshot, callIndex, options);
   }
 
@@ -140,6 +151,10 @@ export class FakeLLM implements BaseLLM {
   get remaining(): number {
     return Array.isArray(this.script) ? Math.max(0, this.script.length - this.calledTimes) : 0;
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === "object" && value !== null && typeof (value as { then?: unknown }).then === "function";
 }
 
 // A responder that forgot to return (or a hole in the script) gets a message, not a TypeError from deep inside.
