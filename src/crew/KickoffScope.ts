@@ -35,8 +35,9 @@ export class KickoffScope {
   /** Lends the resources to `agent` and starts measuring its usage; enlisting twice is harmless. */
   enlist(agent: Agent): void {
     if (this.enlisted.includes(agent)) return;
-    this.enlisted = this.enlisted.concat(agent);
-    this.usageBefore = this.usageBefore.concat({ ...agent.usageMetrics });
+    const before = { ...agent.usageMetrics };
+    this.enlisted = this.enlisted.length === 0 ? [agent] : [...this.enlisted, agent];
+    this.usageBefore = this.usageBefore.length === 0 ? [before] : [...this.usageBefore, before];
     const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
     if (agent.options.mcps?.length) agent.crewMcp = this.mcp ??= new MCPSession();
     if (cache) agent.toolsCache = cache;

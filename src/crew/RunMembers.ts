@@ -49,8 +49,8 @@ export class RunMembers {
     if (at >= 0) return this.agentCopies[at]!;
     const copied = agent.copyForRun();
     // Never this.agents itself: that list stays the crew's agents.
-    this.agentOriginals = this.agentOriginals.concat(agent);
-    this.agentCopies = this.agentCopies.concat(copied);
+    this.agentOriginals = [...this.agentOriginals, agent];
+    this.agentCopies = [...this.agentCopies, copied];
     return copied;
   }
 

@@ -19,6 +19,9 @@ export class EventBus {
   private readonly handlers = new Map<string, Set<AnyHandler>>();
   private readonly wildcard = new Set<AnyHandler>();
   private reporter: HandlerErrorReporter = defaultReporter;
+  // How many handlers are subscribed in all: a run asks hasListeners for each event it could emit, and
+  // most processes have none.
+  private subscribed = 0;
 
   /** Subscribes to one event type; returns a function that unsubscribes. */
   on<K extends EventType>(type: K, handler: EventHandler<K>): () => void {
@@ -28,18 +31,25 @@ export class EventBus {
       this.handlers.set(type, set);
     }
     const h = handler as AnyHandler;
-    set.add(h);
+    if (!set.has(h)) {
+      set.add(h);
+      this.subscribed++;
+    }
     return () => {
-      set.delete(h);
+      // After clear(), `set` is no longer the bus's: its handlers were counted out already.
+      if (this.handlers.get(type) === set && set.delete(h)) this.subscribed--;
     };
   }
 
   /** Subscribes to every event; returns a function that unsubscribes. */
   onAny(handler: EventHandler): () => void {
     const h = handler;
-    this.wildcard.add(h);
+    if (!this.wildcard.has(h)) {
+      this.wildcard.add(h);
+      this.subscribed++;
+    }
     return () => {
-      this.wildcard.delete(h);
+      if (this.wildcard.delete(h)) this.subscribed--;
     };
   }
 
@@ -54,6 +64,7 @@ export class EventBus {
 
   /** Whether anyone listens to `type`; emitters use it to skip building payloads nobody reads. */
   hasListeners(type: EventType): boolean {
+    if (this.subscribed === 0) return false;
     return this.wildcard.size > 0 || (this.handlers.get(type)?.size ?? 0) > 0;
   }
 
@@ -78,6 +89,7 @@ export class EventBus {
   clear(): void {
     this.handlers.clear();
     this.wildcard.clear();
+    this.subscribed = 0;
   }
 
   private deliver(handler: AnyHandler, event: CrewtsEvent): void {

@@ -26,6 +26,28 @@ describe("EventBus", () => {
     off();
   });
 
+  it("knows whether anyone listens through repeated subscriptions, unsubscribes and clear()", () => {
+    const handler = () => undefined;
+    const offA = bus.on("task_failed", handler);
+    const offB = bus.on("task_failed", handler); // the same handler again: one subscription
+    offB();
+    expect(bus.hasListeners("task_failed")).toBe(false);
+    offA(); // unsubscribing twice changes nothing
+    const offAny = bus.onAny(handler);
+    const offOther = bus.on("task_started", handler);
+    bus.clear();
+    expect(bus.hasListeners("task_started")).toBe(false);
+    // Unsubscribe functions from before clear() must not hide a subscription made after it.
+    offAny();
+    offOther();
+    const offNew = bus.on("task_started", handler);
+    offOther();
+    expect(bus.hasListeners("task_started")).toBe(true);
+    expect(bus.hasListeners("task_failed")).toBe(false);
+    offNew();
+    expect(bus.hasListeners("task_started")).toBe(false);
+  });
+
   it("reports a throwing handler and keeps delivering to the others", () => {
     const reported: string[] = [];
     bus.onHandlerError((error, event) => reported.push(`${event.type}:${(error as Error).message}`));
