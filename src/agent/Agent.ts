@@ -26,6 +26,7 @@ import { RpmLimiter } from "./RpmLimiter.js";
 import { runKickoff, streamKickoff } from "../runtime/kickoffRun.js";
 import type { KickoffOptions } from "../runtime/KickoffOptions.js";
 import { currentRun, eitherSignal } from "../runtime/runContext.js";
+import { shallowClone } from "../runtime/shallowClone.js";
 import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 import type { RequestLimiter } from "./requestLimiters.js";
 import { resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
@@ -322,8 +323,7 @@ export class Agent {
     // A run changes only its texts, its usage and what its crew lends it, so a shallow clone is enough
     // (no options checked or LLM resolved again): it shares the options, LLM, limiter and knowledge,
     // and starts with its own usage and nothing lent.
-    // A literal with __proto__ and a spread keeps fast properties (Object.assign onto Object.create does not).
-    const copied = { __proto__: Agent.prototype, ...this } as unknown as Agent;
+    const copied = shallowClone<Agent>(this);
     (copied as { usageMetrics: UsageMetrics }).usageMetrics = emptyUsageMetrics();
     copied.tools = [...this.tools];
     copied.toolsCache = undefined;

@@ -7,6 +7,7 @@ import { schemaToJsonText } from "../agent/OutputConverter.js";
 import type { AgentTask } from "../agent/promptBuilder.js";
 import { prompts } from "../agent/prompts.js";
 import { eventBus } from "../events/EventBus.js";
+import { shallowClone } from "../runtime/shallowClone.js";
 import type { CallSource } from "../llm/types.js";
 import type { BaseTool } from "../tools/BaseTool.js";
 import { InterpolationError, TaskValidationError } from "./errors.js";
@@ -203,8 +204,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     }
     // A run changes only its texts and its execution record, so a shallow clone is enough (no options
     // checked again, no new id): it shares the options and guardrails and starts with no execution shown.
-    // A literal with __proto__ and a spread keeps fast properties (Object.assign onto Object.create does not).
-    const copied = { __proto__: proto, ...this } as unknown as Task<S>;
+    const copied = shallowClone<Task<S>>(this);
     if (this.agent !== undefined && agentFor) copied.agent = agentFor(this.agent);
     if (this.context !== undefined) copied.context = contextFor ? this.context.map(contextFor) : [...this.context];
     copied.ownToolList = [...this.ownToolList];

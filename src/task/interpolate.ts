@@ -15,23 +15,41 @@ export function checkInputs(inputs: Record<string, unknown>): void {
   for (const key in inputs) if (Object.hasOwn(inputs, key)) checkValue(key, inputs[key]);
 }
 
+// The same pattern for split(): the literal text and the placeholder names, alternating.
+const PLACEHOLDER_PARTS = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/;
+// Texts split once: every kickoff of a crew fills the same few texts (descriptions, goals) again.
+// Bounded in count and in the length of the texts kept.
+const templates = new Map<string, readonly string[]>();
+const MAX_TEMPLATES = 1024;
+const MAX_TEMPLATE_LENGTH = 65_536;
+
 /** interpolate for inputs already checked with checkInputs. */
 export function fillPlaceholders(text: string, inputs: Record<string, unknown>): string {
   if (!text || !text.includes("{")) return text;
-  return text.replace(PLACEHOLDER, (_match, name: string) => {
-    if (!Object.hasOwn(inputs, name)) {
-      const given = Object.keys(inputs);
-      throw new InterpolationError(
-        `Template variable '${name}' not found in inputs. ` +
-          `Inputs given: ${given.length ? given.map((k) => `'${k}'`).join(", ") : "none"}. Pass '${name}' in the inputs (e.g. kickoff({ ${name}: "..." })).`,
-      );
-    }
-    const value = inputs[name];
-    if (value === null || value === undefined) {
-      throw new InterpolationError(`Input '${name}' is ${String(value)}. Give it a string, number, boolean, array or plain object value.`);
-    }
-    return render(value);
-  });
+  let parts = templates.get(text);
+  if (parts === undefined) {
+    parts = text.split(PLACEHOLDER_PARTS);
+    if (templates.size < MAX_TEMPLATES && text.length <= MAX_TEMPLATE_LENGTH) templates.set(text, parts);
+  }
+  let filled = parts[0] ?? "";
+  for (let i = 1; i < parts.length; i += 2) filled += valueOf(parts[i]!, inputs) + (parts[i + 1] ?? "");
+  return filled;
+}
+
+/** The text an input puts in place of `{name}`. */
+function valueOf(name: string, inputs: Record<string, unknown>): string {
+  if (!Object.hasOwn(inputs, name)) {
+    const given = Object.keys(inputs);
+    throw new InterpolationError(
+      `Template variable '${name}' not found in inputs. ` +
+        `Inputs given: ${given.length ? given.map((k) => `'${k}'`).join(", ") : "none"}. Pass '${name}' in the inputs (e.g. kickoff({ ${name}: "..." })).`,
+    );
+  }
+  const value = inputs[name];
+  if (value === null || value === undefined) {
+    throw new InterpolationError(`Input '${name}' is ${String(value)}. Give it a string, number, boolean, array or plain object value.`);
+  }
+  return render(value);
 }
 
 /** The names of the `{placeholders}` in `text`. */
