@@ -39,7 +39,7 @@ interface HeapResult {
   after: number;
 }
 
-function child<T>(config: BenchConfig, mode: "time" | "heap"): T {
+function child<T>(config: BenchConfig, mode: "time" | "heap" | "model"): T {
   const tsx = createRequire(import.meta.url).resolve("tsx");
   const script = join(config.root, "bench", "scenarios", "inFlightChild.ts");
   const latency = mode === "heap" ? HEAP_LATENCY_MS : LATENCY_MS;
@@ -60,11 +60,14 @@ export async function inFlightScenarios(config: BenchConfig): Promise<ScenarioRe
   const rounds = config.full ? 3 : 1;
   const times: TimeResult[] = [];
   const heaps: HeapResult[] = [];
+  const floors: TimeResult[] = [];
   for (let i = 0; i < rounds; i++) {
+    floors.push(child<TimeResult>(config, "model"));
     times.push(child<TimeResult>(config, "time"));
     heaps.push(child<HeapResult>(config, "heap"));
   }
   const wall = quantile(times.map((t) => t.ms), 0.5);
+  const floor = quantile(floors.map((t) => t.ms), 0.5);
   const delay = quantile(times.map((t) => t.delayP99Ms), 0.5);
   const perRunKB = quantile(heaps.map((h) => (h.peak - h.before) / RUNS / 1024), 0.5);
   const n = RUNS.toLocaleString("en-US");
@@ -80,6 +83,15 @@ export async function inFlightScenarios(config: BenchConfig): Promise<ScenarioRe
       ratio: wall / LATENCY_MS,
       goal: "within 10% of ideal",
       met: wall / LATENCY_MS <= GOALS.wallRatio,
+    },
+    {
+      group: GROUP,
+      scenario: `${scenario}: wall time against the same calls made straight to the model`,
+      unit: "ms",
+      crewts: formatMs(wall),
+      against: `${n} bare model calls`,
+      other: formatMs(floor),
+      ratio: wall / floor,
     },
     {
       group: GROUP,
@@ -115,12 +127,13 @@ export async function inFlightScenarios(config: BenchConfig): Promise<ScenarioRe
         `before the batch and again when the ${n}th model call has started (every run in flight: checked, less than one latency after the first call started; ` +
         `this process's model answers after ${HEAP_LATENCY_MS / 1000} s, so that a loaded machine still starts every run before the first finishes). ` +
         `${rounds} round(s); medians in the table above.`,
+      `The floor: in a process set up the same way, ${n} calls made straight to the model (two short messages each, no crew) in one loop.`,
       markdownTable(
-        ["round", "wall time", "CPU per kickoff", "event-loop delay p99 / max", "heap before", "heap with all in flight", "per run", "heap after"],
+        ["round", "bare model calls", "wall time", "CPU per kickoff", "event-loop delay p99 / max", "heap before", "heap with all in flight", "per run", "heap after"],
         times.map((t, i) => {
           const h = heaps[i] as HeapResult;
           const peak = `${mb(h.peak)}${h.allInFlight ? "" : " (some runs had finished)"}`;
-          return [String(i + 1), formatMs(t.ms), `${((t.cpuMs * 1000) / RUNS).toFixed(0)} µs`, `${formatMs(t.delayP99Ms)} / ${formatMs(t.delayMaxMs)}`, mb(h.before), peak, `${((h.peak - h.before) / RUNS / 1024).toFixed(1)} KB`, mb(h.after)];
+          return [String(i + 1), formatMs((floors[i] as TimeResult).ms), formatMs(t.ms), `${((t.cpuMs * 1000) / RUNS).toFixed(0)} µs`, `${formatMs(t.delayP99Ms)} / ${formatMs(t.delayMaxMs)}`, mb(h.before), peak, `${((h.peak - h.before) / RUNS / 1024).toFixed(1)} KB`, mb(h.after)];
         }),
       ),
     ],

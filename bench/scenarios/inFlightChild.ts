@@ -1,6 +1,7 @@
 // Run by inFlight.ts in its own process (node --expose-gc --import tsx): starts RUNS kickoffs of a
 // one-task crew at once, each waiting LATENCY ms on its model, and prints one JSON line:
 //   mode "time": wall time of the whole batch and the event-loop delay while it runs;
+//   mode "model": the same for RUNS calls straight to the model (the floor the crew's runs are measured against);
 //   mode "heap": heap used after a forced GC before the batch, and again once every run is waiting
 //   on its model (all RUNS in flight), so (peak - before) / RUNS is what one run in flight holds.
 import { monitorEventLoopDelay } from "node:perf_hooks";
@@ -34,6 +35,9 @@ await Promise.all(Array.from({ length: 200 }, (_, i) => crew.kickoff({ topic: `w
 calls = 0;
 
 const inputs = Array.from({ length: RUNS }, (_, i) => ({ topic: `topic ${i}` }));
+// "model": the floor, measured the same way: the same number of calls straight to the model, no crew.
+const start: (input: { topic: string }) => Promise<unknown> =
+  mode === "model" ? (input: { topic: string }) => llm.call([{ role: "system", content: "You are Writer." }, { role: "user", content: `Write about ${input.topic}` }]) : (input: { topic: string }) => crew.kickoff(input);
 if (mode === "heap") {
   gc?.();
   gc?.();
@@ -59,7 +63,7 @@ if (mode === "heap") {
   await new Promise((resolve) => setTimeout(resolve, 3 * 10));
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const outputs = await Promise.all(inputs.map((input) => crew.kickoff(input)));
+  const outputs = await Promise.all(inputs.map(start));
   const ms = performance.now() - t0;
   // CPU of the whole process (garbage collection threads included) over the batch.
   const cpu = process.cpuUsage(cpu0);
