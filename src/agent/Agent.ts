@@ -192,10 +192,8 @@ export class Agent {
 
   private startAttempts(run: TaskRunAttempts): Promise<ExecutorResult> {
     if (eventBus.hasListeners("agent_execution_started")) {
-      eventBus.emit(
-        "agent_execution_started",
-        Object.assign({}, run.source, { agentId: this.id, agentRole: this.role, taskPrompt: run.taskPrompt, taskDescription: run.task.description, tools: run.tools.map((t) => t.name) }),
-      );
+      const { source, taskPrompt, task, tools } = run;
+      eventBus.emit("agent_execution_started", Object.assign({}, source, { agentId: this.id, agentRole: this.role, taskPrompt, taskDescription: task.description, tools: tools.map((t) => t.name) }));
     }
     return this.attempt(run, 0);
   }

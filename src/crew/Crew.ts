@@ -8,7 +8,7 @@ import type { Embedder } from "../knowledge/embedders/Embedder.js";
 import { resolveEmbedder } from "../knowledge/embedders/resolveEmbedder.js";
 import { Knowledge, type KnowledgeConfig, type KnowledgeResult } from "../knowledge/Knowledge.js";
 import { hideSecrets } from "../llm/hideSecrets.js";
-import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
+import { emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import { defaultTaskOutputStore } from "../stores/defaultStores.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { Task, TaskOutput } from "../task/index.js";
@@ -25,7 +25,7 @@ import { createManagerAgent } from "./HierarchicalProcess.js";
 import { hasAfterKickoffHooks, hasBeforeKickoffHooks, kickoffInputs, runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
 import { KickoffScope } from "./KickoffScope.js";
 import { participantsOf, RunMembers } from "./RunMembers.js";
-import { mapConcurrent } from "./mapConcurrent.js";
+import { kickoffEach } from "./kickoffEach.js";
 import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
 import { DISCARDED_OUTPUTS, ReplayRecorder } from "./replay.js";
@@ -35,8 +35,8 @@ import { TaskLogFile } from "./TaskLogFile.js";
 import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { checkCrewOptions, validateCrew } from "./validation.js";
 import { closeCrewStores, crewRequestLimiter, showKickoff } from "./crewResources.js";
-import { copyMembers } from "./copyMembers.js";
-import { currentRun, runAborted, runKickoff, runWithChanges, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
+import { copiedCrewOptions } from "./copyMembers.js";
+import { currentRun, runAborted, runKickoff, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints } from "./crewCheckpoints.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
 import { HumanInputPending } from "../runtime/humanInputPending.js";
@@ -45,13 +45,6 @@ import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.j
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
 import { claimHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import { waitForTurn } from "../runtime/turnPacing.js";
-
-/**
- * How many crew copies `kickoffForEach` runs at once unless told otherwise: one, in input order, as
- * CrewAI's kickoff_for_each (a scripted model then answers the runs in order). Pass `concurrency` to
- * run several side by side, as CrewAI's kickoff_for_each_async does.
- */
-export const DEFAULT_FOR_EACH_CONCURRENCY = 1;
 
 /**
  * A group of agents working through tasks together, in order or under a manager (CrewAI's Crew).
@@ -157,30 +150,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   kickoffForEach(inputsList: KickoffInputs[], options?: ForEachOptions): Promise<CrewOutput<T>[]>;
   async kickoffForEach(inputsList: KickoffInputs[], options: ForEachOptions = {}): Promise<CrewOutput<T>[] | StreamingOutput<CrewOutput<T>[]>> {
     if (options.stream ?? this.options.stream) return streamKickoff(options, (signal) => this.kickoffForEach(inputsList, { ...options, signal, stream: false }));
-    const concurrency = options.concurrency ?? DEFAULT_FOR_EACH_CONCURRENCY;
-    if (!Number.isInteger(concurrency) || concurrency < 1) {
-      throw new RangeError(`kickoffForEach concurrency must be a positive integer, got ${String(concurrency)}.`);
-    }
-    // Each copy is made when its turn comes and dropped when its run ends (its tokens added to the
-    // crew's then), so only running copies are held in memory.
-    const total = (this.usageMetrics = emptyUsageMetrics());
-    const outputs = await mapConcurrent(inputsList, concurrency, async (inputs, runIndex) => {
-      const copy = this.copy();
-      copy.rpmLimiter = this.rpmLimiter;
-      copy.trainedData = this.trainedData ??= readTrainedAgents(this.options.trainedAgentsFile);
-      // A batch leaves nothing to replay (the crew's store is emptied below), so its runs keep no log.
-      copy.taskOutputStore = DISCARDED_OUTPUTS;
-      copy.knowledge = this.crewKnowledge();
-      copy.runsInPlace = true;
-      try {
-        // A streaming batch tags each chunk with the run it came from.
-        return await runWithChanges({ runIndex }, () => copy.kickoff(inputs, { ...(options.signal ? { signal: options.signal } : {}), stream: false }));
-      } finally {
-        // A failed run's usage is what it used until it failed. mapConcurrent waits for every run in
-        // flight before it rethrows, so each run is counted here, once.
-        addToUsageMetrics(total, copy.usageMetrics);
-      }
-    });
+    const outputs = await kickoffEach(this, inputsList, options, () => this.batchCopy());
     // As CrewAI: a batch leaves no kickoff to replay.
     try {
       await new ReplayRecorder(this.taskOutputStore).reset();
@@ -188,6 +158,18 @@ export class Crew<T = unknown, Streams extends boolean = false> {
       await this.taskOutputStore.close();
     }
     return outputs;
+  }
+
+  /** A copy of the crew for one run of kickoffForEach, sharing the crew's limiter, trained data and knowledge. */
+  private batchCopy(): Crew<T> {
+    const copy = this.copy();
+    copy.rpmLimiter = this.rpmLimiter;
+    copy.trainedData = this.trainedData ??= readTrainedAgents(this.options.trainedAgentsFile);
+    // A batch leaves nothing to replay (the crew's store is emptied after it), so its runs keep no log.
+    copy.taskOutputStore = DISCARDED_OUTPUTS;
+    copy.knowledge = this.crewKnowledge();
+    copy.runsInPlace = true;
+    return copy;
   }
 
   /** Continues a kickoff that rejected with HumanInputPending: `answer` goes to the task review or tool approval it paused on. */
@@ -206,18 +188,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   }
 
   private copyTrusted(): Crew<T> {
-    const { agents, tasks } = copyMembers(this.agents, this.tasks);
-    const { managerAgent, beforeKickoff, afterKickoff, knowledgeSources } = this.options;
-    return new Crew<T>({
-      ...this.options,
-      agents,
-      tasks,
-      ...(managerAgent ? { managerAgent: managerAgent.copy() } : {}),
-      ...(beforeKickoff ? { beforeKickoff: [...beforeKickoff] } : {}),
-      ...(afterKickoff ? { afterKickoff: [...afterKickoff] } : {}),
-      ...(knowledgeSources ? { knowledgeSources: [...knowledgeSources] } : {}),
-      ...sharedMemoryOptions(this.memories),
-    });
+    return new Crew<T>({ ...copiedCrewOptions(this.options, this.agents, this.tasks), ...sharedMemoryOptions(this.memories) });
   }
 
   /** Trains a copy of the crew on human feedback and saves what each agent learned to `filename` (see trainCrew). */

@@ -1,5 +1,21 @@
 import type { Agent } from "../agent/Agent.js";
 import type { Task } from "../task/Task.js";
+import type { CrewOptions } from "./CrewOptions.js";
+
+/** A crew's options for a copy of it: copies of its agents, tasks and manager, and lists of its own. */
+export function copiedCrewOptions(options: Readonly<CrewOptions>, crewAgents: readonly Agent[], crewTasks: readonly Task[]): CrewOptions {
+  const { agents, tasks } = copyMembers(crewAgents, crewTasks);
+  const { managerAgent, beforeKickoff, afterKickoff, knowledgeSources } = options;
+  return {
+    ...options,
+    agents,
+    tasks,
+    ...(managerAgent ? { managerAgent: managerAgent.copy() } : {}),
+    ...(beforeKickoff ? { beforeKickoff: [...beforeKickoff] } : {}),
+    ...(afterKickoff ? { afterKickoff: [...afterKickoff] } : {}),
+    ...(knowledgeSources ? { knowledgeSources: [...knowledgeSources] } : {}),
+  };
+}
 
 /**
  * Copies of a crew's agents and tasks: each agent copied once however many tasks name it, and each

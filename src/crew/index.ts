@@ -1,4 +1,5 @@
-export { Crew, DEFAULT_FOR_EACH_CONCURRENCY } from "./Crew.js";
+export { Crew } from "./Crew.js";
+export { DEFAULT_FOR_EACH_CONCURRENCY } from "./kickoffEach.js";
 export type { MemoryKind } from "./memoryReset.js";
 export { CrewOutput, type CrewOutputInit } from "./CrewOutput.js";
 export type { CrewOptions, KickoffInputs, BeforeKickoffHook, AfterKickoffHook } from "./CrewOptions.js";
