@@ -302,7 +302,6 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     // verbose: the live account of this kickoff, also written to the output log file when there is one.
     const releaseVerbose = this.options.verbose ? showKickoff(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])], this.logFile) : undefined;
     let checkpoints: CrewRunCheckpoints | undefined;
-    let recorder: ReplayRecorder | undefined;
     try {
       const { beforeKickoff } = this.options;
       let finalInputs = inputs;
@@ -321,8 +320,9 @@ export class Crew<T = unknown, Streams extends boolean = false> {
         scope.addUsage(usage);
       }
       // Concurrent kickoffs: the store keeps the kickoff that started last.
-      const replayLog = (recorder = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun));
-      if (!replaying) replayLog.startReset();
+      const replayLog = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
+      // Awaited: a reset still writing while the first tasks run slows their own storage (memory) down.
+      if (!replaying) await replayLog.reset();
       const host = mode.host;
       // The crew's own setting wins; a served kickoff's host settings come next; a pause-capable or resumed run gets the defaults.
       const config = kickoffCheckpointConfig(this.checkpointConfig ?? host?.config, mode.resume !== undefined);
@@ -358,9 +358,6 @@ export class Crew<T = unknown, Streams extends boolean = false> {
         // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
         if (memory) await flushMemories(memory);
         if (releaseVerbose) await releaseVerbose();
-        // The reset of the replay log, when no output written after it waited for it.
-        const resetting = recorder?.settled();
-        if (resetting) await resetting;
       } finally {
         members.absorb();
       }

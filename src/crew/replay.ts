@@ -75,8 +75,6 @@ export const DISCARDED_OUTPUTS: TaskOutputStore = {
  */
 export class ReplayRecorder {
   private failed = false;
-  // The reset started by startReset and not yet waited for: the first output written waits for it.
-  private resetting: Promise<void> | undefined;
 
   /**
    * `run` and `latest`: when one crew runs kickoffs side by side, only the one that started last
@@ -94,27 +92,10 @@ export class ReplayRecorder {
   }
 
   /**
-   * Starts forgetting the previous kickoff without waiting: the kickoff goes on to its first model
-   * call, and the first output stored (or `settled`, for a kickoff that stores none) waits for it.
-   */
-  startReset(): void {
-    this.resetting = this.guard(() => this.store.reset());
-  }
-
-  /** What is still being written when nothing else waits for it (a reset no output followed), or undefined. */
-  settled(): Promise<void> | undefined {
-    const resetting = this.resetting;
-    this.resetting = undefined;
-    return resetting;
-  }
-
-  /**
    * Stores one task output (`record` builds it, only when this kickoff writes); undefined when there is
    * nothing to wait for (another kickoff is the latest).
    */
   add(record: () => NewStoredTaskOutput): Promise<void> | undefined {
-    const resetting = this.settled();
-    if (resetting) return resetting.then(() => this.guard(() => this.store.add(record())));
     return this.guard(() => this.store.add(record()));
   }
 
