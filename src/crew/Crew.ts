@@ -13,17 +13,18 @@ import { defaultTaskOutputStore } from "../stores/defaultStores.js";
 import type { TaskOutputStore } from "../storage/TaskOutputStore.js";
 import type { Task, TaskOutput } from "../task/index.js";
 import { InMemoryToolCache } from "../tools/ToolCache.js";
-import { CrewOutput } from "./CrewOutput.js";
+import type { CrewOutput } from "./CrewOutput.js";
 import type { CrewOptions, ForEachOptions, KickoffInputs } from "./CrewOptions.js";
 import { CrewReplayError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
-import { createMemorySet, flushMemories, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
+import { createMemorySet, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
 import { runCrewTasks } from "./CrewTaskHooks.js";
 import type { MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent } from "./HierarchicalProcess.js";
-import { hasAfterKickoffHooks, hasBeforeKickoffHooks, kickoffInputs, runAfterKickoff, runBeforeKickoff } from "./kickoffHooks.js";
+import { hasBeforeKickoffHooks, kickoffInputs, runBeforeKickoff } from "./kickoffHooks.js";
 import { KickoffScope } from "./KickoffScope.js";
+import { completeKickoff, failKickoff, type KickoffRun } from "./kickoffEnd.js";
 import { participantsOf, RunMembers } from "./RunMembers.js";
 import { kickoffEach } from "./kickoffEach.js";
 import { applyPlans, planTasks } from "./planning.js";
@@ -36,10 +37,9 @@ import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOpt
 import { checkCrewOptions, validateCrew } from "./validation.js";
 import { closeCrewStores, crewRequestLimiter, showKickoff } from "./crewResources.js";
 import { copiedCrewOptions } from "./copyMembers.js";
-import { currentRun, runAborted, runKickoff, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
+import { currentRun, runKickoff, streamKickoff, type KickoffOptions, type StreamingOutput } from "../runtime/index.js";
 import { CREW_CHECKPOINT_EVENTS, CrewRunCheckpoints } from "./crewCheckpoints.js";
 import { checkpointConfigOf } from "../runtime/checkpoint/CheckpointRecorder.js";
-import { HumanInputPending } from "../runtime/humanInputPending.js";
 import { kickoffCheckpointConfig, resumePausedCrew } from "./crewPause.js";
 import type { Checkpoint, CheckpointConfig } from "../runtime/checkpoint/types.js";
 import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkCheckpoint.js";
@@ -286,82 +286,56 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     return this.runMembers(members, start.inputs, start.execute, start.mode);
   }
 
-  /** Runs the kickoff on `members`; they give back what they did once it ends, however it ends. */
-  private async runMembers(members: RunMembers, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<CrewOutput> {
-    const replaying = mode.replayTaskId !== undefined;
-    const knowledge = this.crewKnowledge();
+  /**
+   * Runs the kickoff on `members`; they give back what they did once it ends, however it ends. Not an
+   * async function: while its tasks wait on their models, a kickoff holds its KickoffRun and one `then`.
+   */
+  private runMembers(members: RunMembers, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<CrewOutput> {
     const memory = startKickoffMemory(this.memories, this.options.memoryConfig);
-    const scope = new KickoffScope({
-      memory,
-      cache: this.options.cache !== false ? new InMemoryToolCache() : undefined,
-      knowledge,
-      rpmLimiter: this.rpmLimiter,
-      stepCallback: this.options.stepCallback,
-    });
+    const cache = this.options.cache !== false ? new InMemoryToolCache() : undefined;
+    const scope = new KickoffScope({ memory, cache, knowledge: this.crewKnowledge(), rpmLimiter: this.rpmLimiter, stepCallback: this.options.stepCallback });
     const source = { crewId: this.id, crewName: this.name, kickoffId: newId() };
     // verbose: the live account of this kickoff, also written to the output log file when there is one.
     const releaseVerbose = this.options.verbose ? showKickoff(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])], this.logFile) : undefined;
-    let checkpoints: CrewRunCheckpoints | undefined;
-    try {
-      const { beforeKickoff } = this.options;
-      let finalInputs = inputs;
-      if (mode.beforeKickoff !== false) finalInputs = hasBeforeKickoffHooks(beforeKickoff) ? await runBeforeKickoff(beforeKickoff, inputs, this.name) : kickoffInputs(inputs);
-      if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
-      members.interpolate(finalInputs ?? {});
-      const training = this.applyTrainedData(members);
-      if (training) await training;
-      for (const agent of members.participants()) scope.enlist(agent);
-      if (this.options.planning) {
-        const { plans, usage } = await planTasks(members.tasks, members.agents, {
-          ...(this.options.planningLLM !== undefined ? { llm: this.options.planningLLM } : {}),
-          source,
-        });
-        applyPlans(members.tasks, plans);
-        scope.addUsage(usage);
-      }
-      // Concurrent kickoffs: the store keeps the kickoff that started last.
-      const replayLog = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
-      // Awaited: a reset still writing while the first tasks run slows their own storage (memory) down.
-      if (!replaying) await replayLog.reset();
-      const host = mode.host;
-      // The crew's own setting wins; a served kickoff's host settings come next; a pause-capable or resumed run gets the defaults.
-      const config = kickoffCheckpointConfig(this.checkpointConfig ?? host?.config, mode.resume !== undefined);
-      if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
-      const lineage = host && { lineage: host.lineage, branch: "main" };
-      checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, lineage) : undefined;
-      const process = () => {
-        const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
-        return runCrewTasks({ crewId: this.id, kickoffId: source.kickoffId, inputs: finalInputs ?? {}, replaying, recorder: replayLog, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback }, scope, execute, checkpoints);
-      };
-      const outputs = checkpoints ? await checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : await process();
-      // The last evaluations' tokens belong to this kickoff's usage.
-      if (memory) await memory.settle();
-      const built = CrewOutput.fromTaskOutputs(outputs, scope.usage());
-      this.usageMetrics = { ...built.tokenUsage };
-      const output = hasAfterKickoffHooks(this.options.afterKickoff) ? await runAfterKickoff(this.options.afterKickoff, built, this.name) : built;
-      if (eventBus.hasListeners("crew_kickoff_completed")) {
-        eventBus.emit("crew_kickoff_completed", { ...source, output: output.raw, tokenUsage: { ...output.tokenUsage } });
-      }
-      return output;
-    } catch (error) {
-      this.usageMetrics = scope.usage();
-      if (error instanceof HumanInputPending) await checkpoints?.pause(error);
-      if (eventBus.hasListeners("crew_kickoff_failed")) {
-        eventBus.emit("crew_kickoff_failed", { ...source, error: error instanceof Error ? error.message : String(error), ...(runAborted() ? { reason: "aborted" as const } : {}) });
-      }
-      throw error;
-    } finally {
-      try {
-        scope.release();
-        const closing = scope.closeConnections();
-        if (closing) await closing;
-        // Memory writes were deferred so tasks did not wait for them; they are all done when kickoff returns.
-        if (memory) await flushMemories(memory);
-        if (releaseVerbose) await releaseVerbose();
-      } finally {
-        members.absorb();
-      }
+    const run: KickoffRun = { members, memory, scope, source, releaseVerbose, checkpoints: undefined };
+    return this.startTasks(run, inputs, execute, mode).then(
+      (outputs) => completeKickoff(this, run, outputs),
+      (error: unknown) => failKickoff(this, run, error),
+    );
+  }
+
+  /** A kickoff up to its tasks: hooks, inputs, trained data, planning, the replay log and checkpoints. */
+  private async startTasks(run: KickoffRun, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<TaskOutput[]> {
+    const { members, scope, source, memory } = run;
+    const { beforeKickoff } = this.options;
+    let finalInputs = inputs;
+    if (mode.beforeKickoff !== false) finalInputs = hasBeforeKickoffHooks(beforeKickoff) ? await runBeforeKickoff(beforeKickoff, inputs, this.name) : kickoffInputs(inputs);
+    if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
+    members.interpolate(finalInputs ?? {});
+    const training = this.applyTrainedData(members);
+    if (training) await training;
+    for (const agent of members.participants()) scope.enlist(agent);
+    if (this.options.planning) {
+      const { plans, usage } = await planTasks(members.tasks, members.agents, { ...(this.options.planningLLM !== undefined ? { llm: this.options.planningLLM } : {}), source });
+      applyPlans(members.tasks, plans);
+      scope.addUsage(usage);
     }
+    const replaying = mode.replayTaskId !== undefined;
+    // Concurrent kickoffs: the store keeps the kickoff that started last.
+    const replayLog = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
+    // Awaited: a reset still writing while the first tasks run slows their own storage (memory) down.
+    if (!replaying) await replayLog.reset();
+    const host = mode.host;
+    // The crew's own setting wins; a served kickoff's host settings come next; a pause-capable or resumed run gets the defaults.
+    const config = kickoffCheckpointConfig(this.checkpointConfig ?? host?.config, mode.resume !== undefined);
+    if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
+    const lineage = host && { lineage: host.lineage, branch: "main" };
+    const checkpoints = (run.checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, lineage) : undefined);
+    const process = () => {
+      const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
+      return runCrewTasks({ crewId: this.id, kickoffId: source.kickoffId, inputs: finalInputs ?? {}, replaying, recorder: replayLog, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback }, scope, execute, checkpoints);
+    };
+    return checkpoints ? checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : process();
   }
 
   /**
@@ -392,3 +366,4 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     return (this.manager ??= createManagerAgent(this.options));
   }
 }
+
