@@ -82,46 +82,59 @@ export class AgentExecutor {
   }
 
   /** Runs the loop to a final answer. */
-  async run(): Promise<ExecutorResult> {
-    const { config } = this;
+  run(): Promise<ExecutorResult> {
     // A resumed loop first finishes acting on the reply it stood at.
-    if (this.reply) {
-      const done = await this.act(this.reply.result);
-      if (done) return done;
-    }
-    for (;;) {
+    if (this.reply) return this.act(this.reply.result).then((done) => done ?? this.next());
+    return this.next();
+  }
+
+  /**
+   * One turn of the loop: ask the model, then act on its reply. Not an async function: while the model
+   * answers, a run holds one `then` here rather than a suspended call (many runs may be in flight).
+   */
+  private next(): Promise<ExecutorResult> {
+    const { config } = this;
+    try {
       config.signal?.throwIfAborted();
-      if (this.iterations >= config.maxIter) return this.finish(await this.forceFinalAnswer(), false);
-      // The model is asked from here, not through a method of its own: one async frame less for each
-      // of many runs waiting on their model.
-      let result: LLMResult | undefined;
-      if (estimateTokens(this.messages) > config.llm.contextWindowSize()) {
-        await this.handleContextOverflow();
-      } else {
-        try {
-          result = await this.send(this.messages, config.nativeTools ? { tools: config.runner.toolSpecs() } : undefined);
-          addToUsageMetrics(this.usage, result.usage);
-        } catch (error) {
+      if (this.iterations >= config.maxIter) return this.forceFinalAnswer().then((output) => this.finish(output, false));
+      if (estimateTokens(this.messages) > config.llm.contextWindowSize()) return this.summarizeAndGoOn();
+      return this.send(this.messages, config.nativeTools ? { tools: config.runner.toolSpecs() } : undefined).then(
+        (result) => this.onReply(result),
+        (error: unknown) => {
           if (!(error instanceof LLMContextLengthExceededError)) throw error;
-          await this.handleContextOverflow();
-        }
-      }
-      this.iterations++;
-      if (!result) continue; // the history was summarized; ask again
-      // A model that answers with native tool calls is in native mode from then on, even if the
-      // agent offered the text protocol (scripted models and some servers do this).
-      if (result.toolCalls?.length) this.native = true;
-      if (config.trackReply) {
-        this.reply = { result, pushed: false, callsDone: 0 };
-        await config.onProgress?.("llm_call_completed");
-      }
-      // Thousands of runs answered at once go on a few hundred per turn of the event loop.
-      const turn = waitForTurn();
-      if (turn) await turn;
-      const done = this.native ? await this.handleNative(result) : await this.handleText(result);
-      this.reply = undefined;
-      if (done) return done;
+          return this.summarizeAndGoOn();
+        },
+      );
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
+      return Promise.reject(error);
     }
+  }
+
+  /** The history no longer fits: summarize it (CrewAI's respect_context_window) and ask again. */
+  private async summarizeAndGoOn(): Promise<ExecutorResult> {
+    await this.handleContextOverflow();
+    this.iterations++;
+    return this.next();
+  }
+
+  private async onReply(result: LLMResult): Promise<ExecutorResult> {
+    const { config } = this;
+    addToUsageMetrics(this.usage, result.usage);
+    this.iterations++;
+    // A model that answers with native tool calls is in native mode from then on, even if the
+    // agent offered the text protocol (scripted models and some servers do this).
+    if (result.toolCalls?.length) this.native = true;
+    if (config.trackReply) {
+      this.reply = { result, pushed: false, callsDone: 0 };
+      await config.onProgress?.("llm_call_completed");
+    }
+    // Thousands of runs answered at once go on a few hundred per turn of the event loop.
+    const turn = waitForTurn();
+    if (turn) await turn;
+    const done = this.native ? await this.handleNative(result) : await this.handleText(result);
+    this.reply = undefined;
+    return done ?? this.next();
   }
 
   /** Acts on a reply: its tool calls, or its final answer. */
