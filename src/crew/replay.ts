@@ -101,19 +101,21 @@ export class ReplayRecorder {
 
   private guard(write: () => Promise<void>): Promise<void> | undefined {
     if (this.failed || (this.latest && this.latest() !== this.run)) return undefined;
-    return this.write(write);
+    let writing: Promise<void>;
+    try {
+      writing = write();
+    } catch (error) {
+      writing = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return writing.then(undefined, (error: unknown) => this.fail(error));
   }
 
-  private async write(write: () => Promise<void>): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
-      this.failed = true;
-      process.emitWarning(
-        `Task outputs are not stored for replay: ${error instanceof Error ? error.message : String(error)} ` +
-          "The crew runs on; set CREWTS_STORAGE_DIR to a writable folder, or pass taskOutputStore, to replay later.",
-        { code: "CREWTS_TASK_OUTPUT_STORE" },
-      );
-    }
+  private fail(error: unknown): void {
+    this.failed = true;
+    process.emitWarning(
+      `Task outputs are not stored for replay: ${error instanceof Error ? error.message : String(error)} ` +
+        "The crew runs on; set CREWTS_STORAGE_DIR to a writable folder, or pass taskOutputStore, to replay later.",
+      { code: "CREWTS_TASK_OUTPUT_STORE" },
+    );
   }
 }

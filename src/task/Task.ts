@@ -12,7 +12,7 @@ import type { CallSource } from "../llm/types.js";
 import type { BaseTool } from "../tools/BaseTool.js";
 import { InterpolationError, TaskValidationError } from "./errors.js";
 import { labelOf, type ResolvedGuardrail } from "./guardrails.js";
-import { interpolate } from "./interpolate.js";
+import { hasNoInputs, interpolate } from "./interpolate.js";
 import { llmGuardrail } from "./LLMGuardrail.js";
 import { checkInterpolatedOutputPath, writeOutputFile } from "./outputFile.js";
 import { hasPlainPipeline, plainOutput, runTaskPipeline } from "./taskExecution.js";
@@ -158,7 +158,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   interpolateInputs(inputs: Record<string, unknown>, fill: (text: string, inputs: Record<string, unknown>) => string = interpolate): void {
     // No inputs: the original texts as written (placeholders are left alone, as CrewAI does), which
     // also drops anything a previous kickoff appended, such as a plan.
-    if (Object.keys(inputs).length === 0) {
+    if (hasNoInputs(inputs)) {
       this.description = this.options.description;
       this.expectedOutput = this.options.expectedOutput;
       if (this.options.outputFile !== undefined) this.outputFile = this.options.outputFile;

@@ -23,6 +23,12 @@ const templates = new Map<string, readonly string[]>();
 const MAX_TEMPLATES = 1024;
 const MAX_TEMPLATE_LENGTH = 65_536;
 
+/** Whether `inputs` has no keys of its own (no array of keys made: every kickoff asks for each text). */
+export function hasNoInputs(inputs: Record<string, unknown>): boolean {
+  for (const key in inputs) if (Object.hasOwn(inputs, key)) return false;
+  return true;
+}
+
 /** interpolate for inputs already checked with checkInputs. */
 export function fillPlaceholders(text: string, inputs: Record<string, unknown>): string {
   if (!text || !text.includes("{")) return text;
