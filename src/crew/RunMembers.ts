@@ -32,7 +32,13 @@ export class RunMembers {
       return;
     }
     this.agentOriginals = agents;
-    this.agentCopies = this.agents = agents.map((agent) => agent.copyForRun());
+    // An agent listed twice gets one copy.
+    const agentCopies = new Array<Agent>(agents.length);
+    for (let i = 0; i < agents.length; i++) {
+      const first = agents.indexOf(agents[i]!);
+      agentCopies[i] = first < i ? agentCopies[first]! : agents[i]!.copyForRun();
+    }
+    this.agentCopies = this.agents = agentCopies;
     const copies: Task[] = new Array<Task>(tasks.length);
     const copyOf = (context: Task): Task => {
       const at = tasks.indexOf(context);
@@ -77,7 +83,10 @@ export class RunMembers {
 
   /** Gives the originals what their copies did in this run. */
   absorb(): void {
-    for (let i = 0; i < this.agentCopies.length; i++) this.agentOriginals[i]!.absorbRun(this.agentCopies[i]!);
+    for (let i = 0; i < this.agentCopies.length; i++) {
+      // An agent listed twice takes in its one copy once.
+      if (this.agentOriginals.indexOf(this.agentOriginals[i]!) === i) this.agentOriginals[i]!.absorbRun(this.agentCopies[i]!);
+    }
     if (this.inPlace) return;
     for (let i = 0; i < this.tasks.length; i++) this.taskOriginals[i]!.absorbRun(this.tasks[i]!);
   }

@@ -101,4 +101,20 @@ describe("the copies of agents and tasks a kickoff works on", () => {
       taskCopies.mockRestore();
     }
   });
+
+  it("copy an agent listed twice once, and count its tokens once", async () => {
+    const llm = new FakeLLM(() => final("done"), { usage: { promptTokens: 3, completionTokens: 2 } });
+    const agent = new Agent({ role: "Writer", goal: "Write for {who}", backstory: "b", llm });
+    const crew = new Crew({ agents: [agent, agent], tasks: [new Task({ description: "Write for {who}", expectedOutput: "text", agent })], taskOutputStore: store() });
+    const copies = vi.spyOn(Agent.prototype, "copyForRun");
+    try {
+      const output = await crew.kickoff({ who: "kids" });
+      expect(copies).toHaveBeenCalledTimes(1);
+      expect(output.tokenUsage.totalTokens).toBe(5);
+      expect(agent.usageMetrics.totalTokens).toBe(5);
+      expect(agent.goal).toBe("Write for kids");
+    } finally {
+      copies.mockRestore();
+    }
+  });
 });
