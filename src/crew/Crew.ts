@@ -33,7 +33,7 @@ import { DISCARDED_OUTPUTS, ReplayRecorder } from "./replay.js";
 import { prepareStoredRun, type RunMode, type StoredRun } from "./storedRun.js";
 import type { ExecuteTasksOptions } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
-import { readTrainedAgents, trainCrew, type TrainedAgentsData, type TrainCrewOptions, type TrainingResult } from "./training.js";
+import { TrainedDataCache, trainCrew, type TrainCrewOptions, type TrainingResult } from "./training.js";
 import { checkCrewOptions, validateCrew } from "./validation.js";
 import { closeCrewStores, crewRequestLimiter, showKickoff } from "./crewResources.js";
 import { copiedCrewOptions } from "./copyMembers.js";
@@ -73,8 +73,8 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   private rpmLimiter: RequestLimiter | undefined;
   // The outputs of the latest kickoff, for replay (the copies kickoffForEach makes keep theirs in memory).
   private taskOutputStore: TaskOutputStore;
-  private trainedData: Promise<TrainedAgentsData | undefined> | undefined;
-  private trained: { from: Promise<TrainedAgentsData | undefined>; data: TrainedAgentsData | undefined } | undefined;
+  // What `crew.train` saved, read on the first kickoff (and shared with kickoffForEach's copies).
+  private trainedData: TrainedDataCache;
   // A copy kickoffForEach runs once works on its own agents and tasks, with no further copies.
   private runsInPlace = false;
   // The kickoff that started last: the one whose task outputs are kept for replay.
@@ -106,6 +106,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
       for (const agent of this.participants()) agent.crewEmbedder ??= this.embedder;
     }
     this.memories = createMemorySet(options, this.embedder);
+    this.trainedData = new TrainedDataCache(options.trainedAgentsFile);
   }
 
   /**
@@ -164,7 +165,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   private batchCopy(): Crew<T> {
     const copy = this.copy();
     copy.rpmLimiter = this.rpmLimiter;
-    copy.trainedData = this.trainedData ??= readTrainedAgents(this.options.trainedAgentsFile);
+    copy.trainedData = this.trainedData;
     // A batch leaves nothing to replay (the crew's store is emptied after it), so its runs keep no log.
     copy.taskOutputStore = DISCARDED_OUTPUTS;
     copy.knowledge = this.crewKnowledge();
@@ -196,7 +197,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     try {
       return await trainCrew(this, options);
     } finally {
-      this.trainedData = undefined;
+      this.trainedData.forget();
     }
   }
 
@@ -298,33 +299,66 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     // verbose: the live account of this kickoff, also written to the output log file when there is one.
     const releaseVerbose = this.options.verbose ? showKickoff(this.id, () => [...members.participants(), ...(this.manager ? [this.manager] : [])], this.logFile) : undefined;
     const run: KickoffRun = { members, memory, scope, source, releaseVerbose, checkpoints: undefined };
-    return this.startTasks(run, inputs, execute, mode).then(
+    let started: Promise<TaskOutput[]>;
+    try {
+      started = this.startTasks(run, inputs, execute, mode);
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, handled as a rejection
+      started = Promise.reject(error);
+    }
+    return started.then(
       (outputs) => completeKickoff(this, run, outputs),
       (error: unknown) => failKickoff(this, run, error),
     );
   }
 
-  /** A kickoff up to its tasks: hooks, inputs, trained data, planning, the replay log and checkpoints. */
-  private async startTasks(run: KickoffRun, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<TaskOutput[]> {
-    const { members, scope, source, memory } = run;
-    const { beforeKickoff } = this.options;
+  /**
+   * A kickoff up to its tasks: hooks, inputs, trained data, planning, the replay log and checkpoints.
+   * Without hooks, planning or trained data still being read, nothing before the replay log's reset
+   * waits, and no async call is made for it.
+   */
+  private startTasks(run: KickoffRun, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<TaskOutput[]> {
+    const hooked = mode.beforeKickoff !== false && hasBeforeKickoffHooks(this.options.beforeKickoff);
+    if (hooked || this.options.planning || !this.trainedData.known()) return this.startTasksWaiting(run, inputs, execute, mode, hooked);
+    const finalInputs = mode.beforeKickoff === false ? inputs : kickoffInputs(inputs);
+    this.fillMembers(run, finalInputs);
+    this.trainedData.applyKnown(run.members);
+    for (const agent of run.members.participants()) run.scope.enlist(agent);
+    return this.resetThenRun(run, finalInputs, execute, mode);
+  }
+
+  private async startTasksWaiting(run: KickoffRun, inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode, hooked: boolean): Promise<TaskOutput[]> {
+    const { members, scope, source } = run;
     let finalInputs = inputs;
-    if (mode.beforeKickoff !== false) finalInputs = hasBeforeKickoffHooks(beforeKickoff) ? await runBeforeKickoff(beforeKickoff, inputs, this.name) : kickoffInputs(inputs);
-    if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...source, inputs: finalInputs ?? {} });
-    members.interpolate(finalInputs ?? {});
-    const training = this.applyTrainedData(members);
-    if (training) await training;
+    if (mode.beforeKickoff !== false) finalInputs = hooked ? await runBeforeKickoff(this.options.beforeKickoff, inputs, this.name) : kickoffInputs(inputs);
+    this.fillMembers(run, finalInputs);
+    await this.trainedData.apply(members);
     for (const agent of members.participants()) scope.enlist(agent);
     if (this.options.planning) {
       const { plans, usage } = await planTasks(members.tasks, members.agents, { ...(this.options.planningLLM !== undefined ? { llm: this.options.planningLLM } : {}), source });
       applyPlans(members.tasks, plans);
       scope.addUsage(usage);
     }
+    return this.resetThenRun(run, finalInputs, execute, mode);
+  }
+
+  /** Announces the kickoff and fills its inputs into the run's tasks and agents. */
+  private fillMembers(run: KickoffRun, finalInputs: KickoffInputs | undefined): void {
+    if (eventBus.hasListeners("crew_kickoff_started")) eventBus.emit("crew_kickoff_started", { ...run.source, inputs: finalInputs ?? {} });
+    run.members.interpolate(finalInputs ?? {});
+  }
+
+  /** Resets the replay log (awaited: a reset still writing while the first tasks run slows their own storage down), then runs the tasks. */
+  private resetThenRun(run: KickoffRun, finalInputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<TaskOutput[]> {
     const replaying = mode.replayTaskId !== undefined;
     // Concurrent kickoffs: the store keeps the kickoff that started last.
     const replayLog = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
-    // Awaited: a reset still writing while the first tasks run slows their own storage (memory) down.
-    if (!replaying) await replayLog.reset();
+    const launch = () => this.runTasks(run, finalInputs, execute, mode, replayLog, replaying);
+    return replaying ? launch() : replayLog.reset().then(launch);
+  }
+
+  private runTasks(run: KickoffRun, finalInputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode, replayLog: ReplayRecorder, replaying: boolean): Promise<TaskOutput[]> {
+    const { members, scope, source, memory } = run;
     const host = mode.host;
     // The crew's own setting wins; a served kickoff's host settings come next; a pause-capable or resumed run gets the defaults.
     const config = kickoffCheckpointConfig(this.checkpointConfig ?? host?.config, mode.resume !== undefined);
@@ -336,24 +370,6 @@ export class Crew<T = unknown, Streams extends boolean = false> {
       return runCrewTasks({ crewId: this.id, kickoffId: source.kickoffId, inputs: finalInputs ?? {}, replaying, recorder: replayLog, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback }, scope, execute, checkpoints);
     };
     return checkpoints ? checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : process();
-  }
-
-  /**
-   * Gives each agent the guidance `crew.train` saved for its role, when a trained file exists. A broken
-   * trainedAgentsFile fails the kickoff; a broken default file only warns, as it was never asked for.
-   */
-  private applyTrainedData(members: RunMembers): Promise<void> | undefined {
-    // Read once per crew (and shared with kickoffForEach's copies); train() forgets it. Once read, later
-    // kickoffs apply it without waiting.
-    const loading = (this.trainedData ??= readTrainedAgents(this.options.trainedAgentsFile));
-    if (this.trained?.from === loading) {
-      if (this.trained.data) members.applyTrainedData(this.trained.data);
-      return undefined;
-    }
-    return loading.then((data) => {
-      this.trained = { from: loading, data };
-      if (data) members.applyTrainedData(data);
-    });
   }
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */

@@ -195,15 +195,16 @@ export function sequentialAssignment(crewAgents: readonly Agent[]): TaskAssignme
     },
     toolsFor(task, agent) {
       // As CrewAI (`task.tools or agent.tools`): a task's own tools replace the agent's.
-      let tools = uniqueTools(task.ownTools.length > 0 ? task.ownTools : agent.tools);
+      const tools = uniqueTools(task.ownTools.length > 0 ? task.ownTools : agent.tools);
+      if (!agent.allowDelegation || crewAgents.length < 2) return tools;
       const coworkers = crewAgents.filter((a) => a !== agent);
-      if (agent.allowDelegation && crewAgents.length > 1 && coworkers.length > 0) tools = mergeTools(tools, delegationTools(coworkers));
-      return tools;
+      return coworkers.length > 0 ? mergeTools(tools, delegationTools(coworkers)) : tools;
     },
   };
 }
 
 /** `tools` without repeats of the same tool object, in order. */
 export function uniqueTools(tools: readonly BaseTool[]): BaseTool[] {
-  return [...new Set(tools)];
+  // Most agents have no tool or one: no Set for them.
+  return tools.length < 2 ? tools.slice() : [...new Set(tools)];
 }

@@ -306,3 +306,38 @@ export async function readTrainedAgents(file: string | undefined): Promise<Train
     return undefined;
   }
 }
+
+/**
+ * What a crew's kickoffs apply of `crew.train`, read once (by the first kickoff) and kept until
+ * `forget()` (train() calls it). Once it is known, a kickoff applies it without waiting.
+ */
+export class TrainedDataCache {
+  private reading: Promise<TrainedAgentsData | undefined> | undefined;
+  private read: { from: Promise<TrainedAgentsData | undefined>; data: TrainedAgentsData | undefined } | undefined;
+
+  constructor(private readonly file: string | undefined) {}
+
+  /** Whether the data (or its absence) has been read. */
+  known(): boolean {
+    return this.reading !== undefined && this.read?.from === this.reading;
+  }
+
+  /** Gives each agent of `members` the guidance saved for its role, once the data is known (see `known`). */
+  applyKnown(members: { applyTrainedData(data: TrainedAgentsData): void }): void {
+    if (this.known() && this.read?.data) members.applyTrainedData(this.read.data);
+  }
+
+  /** Reads the data when not read yet, then applies it. A broken trainedAgentsFile rejects (see readTrainedAgents). */
+  async apply(members: { applyTrainedData(data: TrainedAgentsData): void }): Promise<void> {
+    const reading = (this.reading ??= readTrainedAgents(this.file));
+    const data = await reading;
+    if (this.reading === reading) this.read = { from: reading, data };
+    if (data) members.applyTrainedData(data);
+  }
+
+  /** Forgets what was read: the next kickoff reads the file again. */
+  forget(): void {
+    this.reading = undefined;
+    this.read = undefined;
+  }
+}
