@@ -1,3 +1,4 @@
+import { rejectedWith } from "../llm/retry.js";
 import { HumanInputPending } from "../runtime/humanInputPending.js";
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
@@ -166,8 +167,7 @@ export class Agent {
       const run: TaskRunAttempts = { task, taskPrompt: buildTaskPrompt(task, context), tools: tools ?? this.tools, source: this.runSource(task, source), callUsage, loop, resumed };
       return this.startAttempts(run);
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
-      return Promise.reject(error);
+      return rejectedWith(error);
     }
   }
 
@@ -206,8 +206,7 @@ export class Agent {
       const control = attempt === 0 && resumed && loop.state !== resumed ? { ...loop, state: resumed } : loop;
       running = this.runLoop(run.taskPrompt, run.tools, run.source, control, run.task.description);
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
-      running = Promise.reject(error);
+      running = rejectedWith(error);
     }
     return running.then(
       (result) => {

@@ -1,3 +1,4 @@
+import { rejectedWith } from "../llm/retry.js";
 import { eventBus } from "../events/EventBus.js";
 import { LLMContextLengthExceededError } from "../llm/errors.js";
 import type { BaseLLM, CallSource, ChatMessage, LLMCallOptions, LLMResult } from "../llm/types.js";
@@ -106,8 +107,7 @@ export class AgentExecutor {
         },
       );
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
-      return Promise.reject(error);
+      return rejectedWith(error);
     }
   }
 

@@ -1,3 +1,4 @@
+import { rejectedWith } from "../llm/retry.js";
 import { randomUUID } from "node:crypto";
 import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import type { Agent } from "../agent/Agent.js";
@@ -137,8 +138,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
       const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
       return runKickoff(`Crew '${this.name}' kickoff`, options, hooks ? { tasks: this.tasks, hooks } : { tasks: this.tasks }, () => this.run(inputs, {}, mode) as Promise<CrewOutput<T>>);
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
-      return Promise.reject(error);
+      return rejectedWith(error);
     }
   }
 
@@ -303,8 +303,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     try {
       started = this.startTasks(run, inputs, execute, mode);
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, handled as a rejection
-      started = Promise.reject(error);
+      started = rejectedWith(error);
     }
     return started.then(
       (outputs) => completeKickoff(this, run, outputs),

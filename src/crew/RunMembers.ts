@@ -94,11 +94,9 @@ export class RunMembers {
 
 /** `agents` and any task agent missing from that list: all of them take part in a kickoff. */
 export function participantsOf(agents: readonly Agent[], tasks: readonly Task[]): Agent[] {
-  // The usual crew lists every task's agent once: that list is the answer, as a copy.
-  const complete = agents.every((agent, i) => agents.indexOf(agent) === i) && tasks.every((task) => !task.agent || agents.includes(task.agent));
-  if (complete) return agents.slice();
   const all: Agent[] = [];
   for (const agent of agents) if (!all.includes(agent)) all.push(agent);
   for (const task of tasks) if (task.agent && !all.includes(task.agent)) all.push(task.agent);
-  return all;
+  // An exact-size copy: a kickoff keeps this list for its whole run (push reserves room to grow).
+  return all.slice();
 }

@@ -1,3 +1,4 @@
+import { rejectedWith } from "../llm/retry.js";
 import type { Agent } from "../agent/Agent.js";
 import type { CallSource } from "../llm/types.js";
 import type { BaseTool } from "../tools/BaseTool.js";
@@ -85,8 +86,7 @@ function runInOrder(run: TasksRun, tasks: readonly Task[], assignment: TaskAssig
     const agent = assignment.agentFor(task);
     output = task.executeSync(executeOptions(agent, contextFor(task, run.outputs, run.outputOf), assignment.toolsFor(task, agent), source));
   } catch (error) {
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
-    return Promise.reject(error);
+    return rejectedWith(error);
   }
   return output.then((done) => {
     const recorded = recordOutput(run, task, done, index, true);

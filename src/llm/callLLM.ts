@@ -1,3 +1,4 @@
+import { rejectedWith } from "./retry.js";
 import { newId } from "../events/newId.js";
 import { performance } from "node:perf_hooks";
 import { eventBus } from "../events/index.js";
@@ -17,8 +18,7 @@ export function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LLMCallO
       return Promise.resolve(llm.call(messages, options)).then((value) => normalizeResult(value, llm));
     } catch (error) {
       // What the model threw, as it threw it (as an await inside an async function would).
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-      return Promise.reject(error);
+      return rejectedWith(error);
     }
   }
   return callLLMWithEvents(llm, messages, options, options.callId ?? newId());

@@ -96,6 +96,15 @@ export function untilAborted<T>(running: T | PromiseLike<T>, signal: AbortSignal
   });
 }
 
+/**
+ * A promise rejected with `error` as it was thrown: what a function that is not async returns when its
+ * synchronous part throws, so callers see a rejection exactly as from an async function.
+ */
+export function rejectedWith<T = never>(error: unknown): Promise<T> {
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the value thrown, unchanged, as an async function rejects with it
+  return Promise.reject(error);
+}
+
 /** Waits `ms` on a timer; an abort clears the timer and rejects at once, so nothing keeps the process alive. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

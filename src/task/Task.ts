@@ -1,3 +1,4 @@
+import { rejectedWith } from "../llm/retry.js";
 import { createHash, randomUUID } from "node:crypto";
 import { isTrustedConstruction } from "../tools/trustedConstruction.js";
 import { z } from "zod";
@@ -288,8 +289,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     try {
       running = plain ? agent.executeTaskDetailed(this, context, tools, source) : runTaskPipeline(this, { agent, context, tools, source, retries });
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
-      running = Promise.reject(error);
+      running = rejectedWith(error);
     }
     return running.then(
       (result) => this.finishExecution(plain ? plainOutput<z.infer<S>>(this, agent, result as ExecutorResult) : (result as TaskOutput<z.infer<S>>), execution),

@@ -60,29 +60,26 @@ export function hasPlainPipeline(task: Task): boolean {
 
 /** The output of a task with a plain pipeline (see hasPlainPipeline). */
 export function plainOutput<T>(task: Task, agent: Agent, result: Pick<ExecutorResult, "output" | "messages">): TaskOutput<T> {
-  return new TaskOutput<T>({
+  return new TaskOutput<T>(outputFields(task, agent, result));
+}
+
+/** What every output of a task's answer holds (a parsed value is added for an outputSchema). */
+function outputFields(task: Task, agent: Agent, result: Pick<ExecutorResult, "output" | "messages">) {
+  return {
     description: task.description,
     expectedOutput: task.expectedOutput,
     raw: result.output,
     agent: agent.role,
     messages: result.messages,
+    // As CrewAI: a task without a name is named by its description.
     name: task.name ?? task.description,
-  });
+  };
 }
 
 /** Turns an answer into a TaskOutput, parsing it into the task's schema when it has one. */
 async function buildOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, result: Pick<ExecutorResult, "output" | "messages">): Promise<TaskOutput<z.infer<S>>> {
-  const init = {
-    description: task.description,
-    expectedOutput: task.expectedOutput,
-    raw: result.output,
-    agent: run.agent.role,
-    messages: result.messages,
-    // As CrewAI: a task without a name is named by its description.
-    name: task.name ?? task.description,
-  };
-  if (!task.outputSchema) return new TaskOutput<z.infer<S>>(init);
-  return new TaskOutput<z.infer<S>>({ ...init, parsed: await parseOutput(task, run, result.output) });
+  if (!task.outputSchema) return plainOutput<z.infer<S>>(task, run.agent, result);
+  return new TaskOutput<z.infer<S>>({ ...outputFields(task, run.agent, result), parsed: await parseOutput(task, run, result.output) });
 }
 
 async function parseOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, raw: string): Promise<z.infer<S>> {

@@ -1,4 +1,4 @@
-import { abortReason, sleep, untilAborted } from "../llm/retry.js";
+import { abortReason, rejectedWith, sleep, untilAborted } from "../llm/retry.js";
 import type { BaseLLM, ChatMessage, LLMCallOptions, LLMResult, TokenUsage, ToolCall } from "../llm/types.js";
 import { cutAtStopSequence } from "./cutAtStopSequence.js";
 import { textDeltas } from "./mockServer/wireProtocol.js";
@@ -102,8 +102,7 @@ export class FakeLLM implements BaseLLM {
       if (this.options.latencyMs && !options.signal && !isPromiseLike(next)) return sleep(this.options.latencyMs).then(() => this.answer(next, snapshot, callIndex, options));
       return this.respond(next, snapshot, callIndex, options);
     } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- what was thrown, as an async function rejects with it
-      return Promise.reject(error);
+      return rejectedWith(error);
     }
   }
 
