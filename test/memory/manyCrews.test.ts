@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SQLiteDatabase } from "../../src/storage/SQLiteDatabase.js";
+import { childOutput } from "../fixtures/childOutput.js";
 
 const fixture = join(import.meta.dirname, "fixtures/manyCrews.ts");
 const CREWS = 1000;
@@ -27,11 +27,7 @@ describe("many crews with memory in one process", () => {
       env: { ...process.env, CREWTS_STORAGE_DIR: storage },
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const [code] = (await once(child, "exit")) as [number | null];
+    const { code, stdout, stderr } = await childOutput(child);
 
     expect(stderr).not.toContain("CREWTS_MEMORY");
     expect(stderr).not.toMatch(/EMFILE|too many open files/i);

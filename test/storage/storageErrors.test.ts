@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +11,7 @@ import { SQLiteDatabase } from "../../src/storage/SQLiteDatabase.js";
 import { SQLiteTaskOutputStore } from "../../src/storage/SQLiteTaskOutputStore.js";
 import { StorageError } from "../../src/storage/StorageError.js";
 import { TaskOutputStoreError } from "../../src/storage/TaskOutputStore.js";
+import { childOutput } from "../fixtures/childOutput.js";
 
 const root = mkdtempSync(join(tmpdir(), "crewts-storage-errors-"));
 let folders = 0;
@@ -116,11 +116,7 @@ describe("storage errors", () => {
       stdio: ["ignore", "pipe", "pipe"],
       ...(asRoot ? { uid: 65534, gid: 65534, env: { ...process.env, HOME: dir } } : {}),
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const [code] = (await once(child, "exit")) as [number | null];
+    const { code, stdout, stderr } = await childOutput(child);
     expect(code, stderr).toBe(0);
     const results = JSON.parse(stdout) as Record<string, { value?: unknown; error?: { name: string; code: string; path: string; message: string } } | boolean>;
     const value = (name: string) => (results[name] as { value?: unknown }).value;

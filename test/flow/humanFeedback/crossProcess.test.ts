@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempStorageDir } from "../helpers.js";
+import { childOutput } from "../../fixtures/childOutput.js";
 
 const fixture = join(import.meta.dirname, "fixtures/pausingFlow.ts");
 const storage = useTempStorageDir("crewts-hitl-process-");
@@ -10,11 +10,7 @@ const storage = useTempStorageDir("crewts-hitl-process-");
 /** Runs the fixture to its exit (it must exit on its own: nothing left open after a pause) and returns its stdout. */
 async function run(...args: string[]): Promise<string> {
   const child = spawn(process.execPath, ["--import", "tsx", fixture, ...args], { env: { ...process.env, CREWTS_STORAGE_DIR: storage.dir }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  const [code] = (await once(child, "exit")) as [number | null];
+  const { code, stdout, stderr } = await childOutput(child);
   expect(code, stderr).toBe(0);
   return stdout;
 }

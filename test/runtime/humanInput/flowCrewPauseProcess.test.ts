@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { childOutput } from "../../fixtures/childOutput.js";
 
 const fixture = join(import.meta.dirname, "fixtures/flowCrewPauseChild.ts");
 let dir = "";
@@ -17,11 +17,7 @@ afterEach(async () => {
 /** Runs the fixture in `dir` to its exit (it must exit on its own: nothing is left open after a pause) and returns its stdout. */
 async function run(...args: string[]): Promise<string> {
   const child = spawn(process.execPath, ["--import", "tsx", fixture, ...args], { env: { ...process.env, CREWTS_STORAGE_DIR: dir, WORK_DIR: dir }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  const [code] = (await once(child, "exit")) as [number | null];
+  const { code, stdout, stderr } = await childOutput(child);
   expect(code, stderr).toBe(0);
   return stdout;
 }

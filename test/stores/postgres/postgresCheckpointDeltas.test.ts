@@ -1,21 +1,12 @@
-import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { newCheckpointId } from "../../../src/runtime/checkpoint/checkpointStores.js";
 import type { Checkpoint } from "../../../src/runtime/checkpoint/types.js";
 import { PostgresCheckpointStore } from "../../../src/stores/postgres/PostgresCheckpointStore.js";
-import { startLocalServices, type LocalServices } from "../../services/localServices.js";
+import { usePostgres } from "./testPostgres.js";
 
 // A real Postgres from scripts/services.sh, started for this file and stopped after it.
-let services: LocalServices;
-let url = "";
-beforeAll(async () => {
-  services = await startLocalServices("postgres");
-  url = services.databaseUrl!;
-}, 90_000);
-afterAll(async () => {
-  await services?.stop();
-}, 30_000);
+const postgres = usePostgres();
 
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, successfulRequests: 0 };
 
@@ -37,11 +28,8 @@ function flowCheckpoint(n: number, parentId?: string): Checkpoint {
 
 describe("PostgresCheckpointStore flow deltas", () => {
   it("stores what changed per step, and continues a lineage written whole by schema version 1", async () => {
-    const dbName = `cpv1_${randomUUID().replace(/-/g, "")}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    const dbUrl = url.replace(/\/[^/]+$/, `/${dbName}`);
+    const db = await postgres.newDatabase("cpv1");
+    const dbUrl = db.url;
     const client = new pg.Client({ connectionString: dbUrl });
     await client.connect();
     const store = new PostgresCheckpointStore({ url: dbUrl });
@@ -85,8 +73,7 @@ describe("PostgresCheckpointStore flow deltas", () => {
     } finally {
       await store.close();
       await client.end();
-      await admin.query(`DROP DATABASE ${dbName}`);
-      await admin.end();
+      await db.drop();
     }
   }, 60_000);
 });

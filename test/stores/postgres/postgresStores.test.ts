@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PostgresFlowPersistence } from "../../../src/stores/postgres/PostgresFlowPersistence.js";
 import { PostgresStoreError } from "../../../src/stores/postgres/PostgresDatabase.js";
 import { PostgresTaskOutputStore } from "../../../src/stores/postgres/PostgresTaskOutputStore.js";
@@ -8,39 +8,26 @@ import { checkpointStoreFor, loadCheckpoint } from "../../../src/runtime/checkpo
 import { PostgresCheckpointStore } from "../../../src/stores/postgres/PostgresCheckpointStore.js";
 import { describeFlowPersistence } from "../../flow/flowPersistenceConformance.js";
 import { describeCheckpointStore } from "../../runtime/checkpoint/checkpointStoreConformance.js";
-import { startLocalServices, type LocalServices } from "../../services/localServices.js";
 import { describeTaskOutputStore } from "../../storage/taskOutputStoreConformance.js";
+import { usePostgres } from "./testPostgres.js";
 
 // A real Postgres from scripts/services.sh, started for this file and stopped after it.
-let services: LocalServices;
-let url = "";
-beforeAll(async () => {
-  services = await startLocalServices("postgres");
-  url = services.databaseUrl!;
-}, 90_000);
-afterAll(async () => {
-  await services?.stop();
-}, 30_000);
+const postgres = usePostgres();
 
 describeCheckpointStore("PostgresCheckpointStore", async () => {
   // Each test its own database: the suite lists every checkpoint of the store.
-  const dbName = `cp_${randomUUID().replace(/-/g, "")}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
-  await admin.end();
-  const dbUrl = url.replace(/\/[^/]+$/, `/${dbName}`);
-  return { store: new PostgresCheckpointStore({ url: dbUrl }), reopen: () => new PostgresCheckpointStore({ url: dbUrl }) };
+  const db = await postgres.newDatabase("cp");
+  return { store: new PostgresCheckpointStore({ url: db.url }), reopen: () => new PostgresCheckpointStore({ url: db.url }) };
 });
 
-describeFlowPersistence("PostgresFlowPersistence", () => new PostgresFlowPersistence({ url }));
+describeFlowPersistence("PostgresFlowPersistence", () => new PostgresFlowPersistence({ url: postgres.url }));
 
 describeTaskOutputStore(
   "PostgresTaskOutputStore",
   () => {
     // Each test its own scope: a fresh, empty store on the shared database.
     const scope = randomUUID();
-    return { store: new PostgresTaskOutputStore({ url, scope }), reopen: () => new PostgresTaskOutputStore({ url, scope }) };
+    return { store: new PostgresTaskOutputStore({ url: postgres.url, scope }), reopen: () => new PostgresTaskOutputStore({ url: postgres.url, scope }) };
   },
   { durable: true },
 );
@@ -48,17 +35,17 @@ describeTaskOutputStore(
 describe("Postgres stores", () => {
   it("keep flow states across instances, as another process would see them", async () => {
     const flowId = randomUUID();
-    const first = new PostgresFlowPersistence({ url });
+    const first = new PostgresFlowPersistence({ url: postgres.url });
     await first.saveState(flowId, "step", { id: flowId, n: 1 });
     await first.close();
-    const second = new PostgresFlowPersistence({ url });
+    const second = new PostgresFlowPersistence({ url: postgres.url });
     expect(await second.loadState(flowId)).toEqual({ id: flowId, n: 1 });
     await second.close();
   });
 
   it("keep task outputs of different scopes apart", async () => {
-    const a = new PostgresTaskOutputStore({ url, scope: `a-${randomUUID()}` });
-    const b = new PostgresTaskOutputStore({ url, scope: `b-${randomUUID()}` });
+    const a = new PostgresTaskOutputStore({ url: postgres.url, scope: `a-${randomUUID()}` });
+    const b = new PostgresTaskOutputStore({ url: postgres.url, scope: `b-${randomUUID()}` });
     await a.add({ taskId: "t", expectedOutput: "e", output: { raw: "from a" }, taskIndex: 0 });
     expect(await b.loadAll()).toEqual([]);
     await b.reset();
@@ -67,10 +54,10 @@ describe("Postgres stores", () => {
   });
 
   it("record their schema version once, however many stores start together", async () => {
-    const stores = Array.from({ length: 5 }, () => new PostgresFlowPersistence({ url }));
+    const stores = Array.from({ length: 5 }, () => new PostgresFlowPersistence({ url: postgres.url }));
     await Promise.all(stores.map((s, i) => s.saveState(`concurrent-${i}`, "m", { i })));
     await Promise.all(stores.map((s) => s.close()));
-    const client = new pg.Client({ connectionString: url });
+    const client = new pg.Client({ connectionString: postgres.url });
     await client.connect();
     try {
       const rows = (await client.query("SELECT component, version FROM crewts_schema_version WHERE component <> 'checkpoints' ORDER BY component")).rows;
@@ -84,25 +71,20 @@ describe("Postgres stores", () => {
   });
 
   it("refuse a database whose schema is newer than this crewts knows, saying what to do", async () => {
-    const dbName = `newer_${randomUUID().replace(/-/g, "")}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    const otherUrl = url.replace(/\/[^/]+$/, `/${dbName}`);
-    const other = new pg.Client({ connectionString: otherUrl });
+    const db = await postgres.newDatabase("newer");
+    const other = new pg.Client({ connectionString: db.url });
     await other.connect();
     await other.query("CREATE TABLE crewts_schema_version (component TEXT PRIMARY KEY, version INTEGER NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())");
     await other.query("INSERT INTO crewts_schema_version VALUES ('flow_states', 99)");
     await other.end();
-    const store = new PostgresFlowPersistence({ url: otherUrl });
+    const store = new PostgresFlowPersistence({ url: db.url });
     try {
       const error = await store.loadState("x").catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PostgresStoreError);
       expect((error as Error).message).toMatch(/schema version 99, newer than this crewts knows \(1\)\. Update crewts/);
     } finally {
       await store.close();
-      await admin.query(`DROP DATABASE ${dbName}`);
-      await admin.end();
+      await db.drop();
     }
   });
 
@@ -117,7 +99,7 @@ describe("Postgres stores", () => {
 
   it("hold the default checkpoints when CREWTS_DATABASE_URL is set, found by id without a location", async () => {
     const saved = process.env.CREWTS_DATABASE_URL;
-    process.env.CREWTS_DATABASE_URL = url;
+    process.env.CREWTS_DATABASE_URL = postgres.url;
     try {
       const store = checkpointStoreFor({ onEvents: ["task_completed"] });
       const lineage = randomUUID();
@@ -126,7 +108,7 @@ describe("Postgres stores", () => {
         inputs: { topic: "AI" }, progress: { tasks: [] }, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, successfulRequests: 0 },
       });
       // Written to Postgres: another store on the database reads it.
-      const direct = new PostgresCheckpointStore({ url });
+      const direct = new PostgresCheckpointStore({ url: postgres.url });
       expect((await direct.list({ lineage })).map((cp) => cp.id)).toEqual([id]);
       await direct.close();
       expect((await loadCheckpoint(id)).inputs).toEqual({ topic: "AI" });
