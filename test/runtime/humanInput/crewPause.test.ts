@@ -5,11 +5,12 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Crew } from "../../../src/crew/index.js";
-import { setHumanInputProvider, type HumanInputContext } from "../../../src/runtime/humanInput.js";
+import { setHumanInputProvider } from "../../../src/runtime/humanInput.js";
 import { HumanInputPending } from "../../../src/runtime/humanInputPending.js";
 import { loadCheckpoint } from "../../../src/runtime/checkpoint/checkpointStores.js";
 import { tool } from "../../../src/tools/index.js";
 import { action, fakeAgent, final, task, userText } from "../../crew/helpers.js";
+import { pausingProvider } from "./fixtures/pausingProvider.js";
 
 let dir = "";
 let previous = "";
@@ -24,18 +25,6 @@ afterEach(async () => {
   process.chdir(previous);
   await rm(dir, { recursive: true, force: true });
 });
-
-/** A provider that pauses on every question, recording them. */
-function pausingProvider(): HumanInputContext[] {
-  const asked: HumanInputContext[] = [];
-  setHumanInputProvider({
-    requestInput: async (context) => {
-      asked.push(context);
-      throw new HumanInputPending({ context, callbackInfo: { ticket: asked.length } });
-    },
-  });
-  return asked;
-}
 
 describe("a crew paused for human input", () => {
   it("pauses a task review in a default-location checkpoint, and resumes with the feedback without rerunning finished work", async () => {

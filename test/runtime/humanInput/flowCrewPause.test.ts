@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Crew, eventBus, Flow, HumanFeedbackError, HumanFeedbackPending, HumanInputPending, listen, setHumanInputProvider, start, tool } from "../../../src/index.js";
-import type { HumanInputContext } from "../../../src/runtime/humanInput.js";
+import { Crew, eventBus, Flow, HumanFeedbackError, HumanFeedbackPending, listen, setHumanInputProvider, start, tool } from "../../../src/index.js";
 import { FakeLLM, type FakeResponse } from "../../../src/testing/index.js";
 import { fakeAgent, final, task, userText } from "../../crew/helpers.js";
+import { pausingProvider } from "./fixtures/pausingProvider.js";
 
 let dir = "";
 let previousCwd = "";
@@ -26,18 +26,6 @@ afterEach(async () => {
   else process.env.CREWTS_STORAGE_DIR = previousStorage;
   await rm(dir, { recursive: true, force: true });
 });
-
-/** A provider that pauses on every question, recording them. */
-function pausingProvider(): HumanInputContext[] {
-  const asked: HumanInputContext[] = [];
-  setHumanInputProvider({
-    requestInput: async (context) => {
-      asked.push(context);
-      throw new HumanInputPending({ context, callbackInfo: { ticket: `T-${asked.length}` } });
-    },
-  });
-  return asked;
-}
 
 // What the flow's crew works with; set by each test, shared by the flow instances of a test (a resumed flow is a new instance).
 let models: { research: FakeLLM; writer: FakeLLM } = { research: new FakeLLM([]), writer: new FakeLLM([]) };
@@ -93,7 +81,7 @@ function setUp(research: FakeResponse[], writer: FakeResponse[], options: { huma
 describe("a crew inside a flow method that pauses for a human", () => {
   it("pauses the flow on a tool approval, and resume(answer) continues the crew at the tool call, then the flow", async () => {
     setUp([final("tides rise twice a day")], [{ toolCalls: [{ name: "post", arguments: { title: "Tides" } }] }, final("article posted")]);
-    const asked = pausingProvider();
+    const asked = pausingProvider((n) => `T-${n}`);
     const events: string[] = [];
     const offs = [
       eventBus.on("method_execution_paused", (e) => void events.push(`method_paused:${e.methodName}`)),
@@ -144,7 +132,7 @@ describe("a crew inside a flow method that pauses for a human", () => {
 
   it("pauses the flow on a task review, and resume(feedback) reruns only the reviewed task with the feedback", async () => {
     setUp([final("tides rise twice a day")], [final("draft"), final("draft with a title")], { humanInput: true });
-    const asked = pausingProvider();
+    const asked = pausingProvider((n) => `T-${n}`);
     const pending = (await new Publishing().kickoff()) as HumanFeedbackPending;
     expect(pending).toBeInstanceOf(HumanFeedbackPending);
     expect(pending.context).toMatchObject({ methodOutput: "draft", crewPause: { request: { kind: "task_review", output: "draft" } } });
