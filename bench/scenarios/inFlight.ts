@@ -39,7 +39,7 @@ interface HeapResult {
   after: number;
 }
 
-function child<T>(config: BenchConfig, mode: "time" | "heap" | "model"): T {
+function child<T>(config: BenchConfig, mode: "time" | "heap" | "model" | "hand"): T {
   const tsx = createRequire(import.meta.url).resolve("tsx");
   const script = join(config.root, "bench", "scenarios", "inFlightChild.ts");
   const latency = mode === "heap" ? HEAP_LATENCY_MS : LATENCY_MS;
@@ -61,13 +61,16 @@ export async function inFlightScenarios(config: BenchConfig): Promise<ScenarioRe
   const times: TimeResult[] = [];
   const heaps: HeapResult[] = [];
   const floors: TimeResult[] = [];
+  const hands: TimeResult[] = [];
   for (let i = 0; i < rounds; i++) {
     floors.push(child<TimeResult>(config, "model"));
+    hands.push(child<TimeResult>(config, "hand"));
     times.push(child<TimeResult>(config, "time"));
     heaps.push(child<HeapResult>(config, "heap"));
   }
   const wall = quantile(times.map((t) => t.ms), 0.5);
   const floor = quantile(floors.map((t) => t.ms), 0.5);
+  const hand = quantile(hands.map((t) => t.ms), 0.5);
   const delay = quantile(times.map((t) => t.delayP99Ms), 0.5);
   const perRunKB = quantile(heaps.map((h) => (h.peak - h.before) / RUNS / 1024), 0.5);
   const n = RUNS.toLocaleString("en-US");
@@ -92,6 +95,15 @@ export async function inFlightScenarios(config: BenchConfig): Promise<ScenarioRe
       against: `${n} bare model calls`,
       other: formatMs(floor),
       ratio: wall / floor,
+    },
+    {
+      group: GROUP,
+      scenario: `${scenario}: wall time against the same kickoff written by hand`,
+      unit: "ms",
+      crewts: formatMs(wall),
+      against: `${n} hand-written kickoffs`,
+      other: formatMs(hand),
+      ratio: wall / hand,
     },
     {
       group: GROUP,
@@ -127,13 +139,16 @@ export async function inFlightScenarios(config: BenchConfig): Promise<ScenarioRe
         `before the batch and again when the ${n}th model call has started (every run in flight: checked, less than one latency after the first call started; ` +
         `this process's model answers after ${HEAP_LATENCY_MS / 1000} s, so that a loaded machine still starts every run before the first finishes). ` +
         `${rounds} round(s); medians in the table above.`,
-      `The floor: in a process set up the same way, ${n} calls made straight to the model (two short messages each, no crew) in one loop.`,
+      `The floors: in a process set up the same way, ${n} calls made straight to the model (two short messages each, no crew) in one loop; ` +
+        `and ${n} kickoffs written by hand for this one crew, with no framework: one id, the two messages the crew sends (split once where ` +
+        "the topic stands), one model call with the crew's stop word, the final answer cut out of the reply. The second is what any " +
+        "framework's run of this crew costs at the least; the crew's own work is the difference.",
       markdownTable(
-        ["round", "bare model calls", "wall time", "CPU per kickoff", "event-loop delay p99 / max", "heap before", "heap with all in flight", "per run", "heap after"],
+        ["round", "bare model calls", "hand-written kickoffs", "wall time", "CPU per kickoff", "event-loop delay p99 / max", "heap before", "heap with all in flight", "per run", "heap after"],
         times.map((t, i) => {
           const h = heaps[i] as HeapResult;
           const peak = `${mb(h.peak)}${h.allInFlight ? "" : " (some runs had finished)"}`;
-          return [String(i + 1), formatMs((floors[i] as TimeResult).ms), formatMs(t.ms), `${((t.cpuMs * 1000) / RUNS).toFixed(0)} µs`, `${formatMs(t.delayP99Ms)} / ${formatMs(t.delayMaxMs)}`, mb(h.before), peak, `${((h.peak - h.before) / RUNS / 1024).toFixed(1)} KB`, mb(h.after)];
+          return [String(i + 1), formatMs((floors[i] as TimeResult).ms), formatMs((hands[i] as TimeResult).ms), formatMs(t.ms), `${((t.cpuMs * 1000) / RUNS).toFixed(0)} µs`, `${formatMs(t.delayP99Ms)} / ${formatMs(t.delayMaxMs)}`, mb(h.before), peak, `${((h.peak - h.before) / RUNS / 1024).toFixed(1)} KB`, mb(h.after)];
         }),
       ),
     ],

@@ -2,11 +2,15 @@
 // one-task crew at once, each waiting LATENCY ms on its model, and prints one JSON line:
 //   mode "time": wall time of the whole batch and the event-loop delay while it runs;
 //   mode "model": the same for RUNS calls straight to the model (the floor the crew's runs are measured against);
+//   mode "hand": the same for RUNS kickoffs written by hand, with no framework: one id, the crew's own two
+//   messages with the run's topic filled in, one model call, the final answer cut out of the reply;
 //   mode "heap": heap used after a forced GC before the batch, and again once every run is waiting
 //   on its model (all RUNS in flight), so (peak - before) / RUNS is what one run in flight holds.
+import { randomUUID } from "node:crypto";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import v8 from "node:v8";
 import { Agent, Crew, InMemoryTaskOutputStore, Task } from "../../src/index.js";
+import type { ChatMessage } from "../../src/llm/types.js";
 import { FakeLLM } from "../../src/testing/index.js";
 
 const [mode = "time", runsArg = "10000", latencyArg = "1000"] = process.argv.slice(2);
@@ -16,10 +20,13 @@ const gc = (globalThis as { gc?: () => void }).gc;
 
 let onAllInFlight: (() => void) | undefined;
 let calls = 0;
+// The messages of the crew's first warm-up call, kept as the template of the hand-written kickoff.
+let sample: ChatMessage[] | undefined;
 // When the first model call of the batch started: no run has finished while less than LATENCY has passed since.
 let firstCallAt = 0;
 const llm = new FakeLLM(
-  () => {
+  (messages) => {
+    sample ??= messages.map((m) => ({ ...m }));
     if (++calls === 1) firstCallAt = performance.now();
     if (calls === RUNS) setImmediate(() => onAllInFlight?.());
     return "Thought: I have it\nFinal Answer: done";
@@ -36,8 +43,12 @@ calls = 0;
 
 const inputs = Array.from({ length: RUNS }, (_, i) => ({ topic: `topic ${i}` }));
 // "model": the floor, measured the same way: the same number of calls straight to the model, no crew.
-const start: (input: { topic: string }) => Promise<unknown> =
-  mode === "model" ? (input: { topic: string }) => llm.call([{ role: "system", content: "You are Writer." }, { role: "user", content: `Write about ${input.topic}` }]) : (input: { topic: string }) => crew.kickoff(input);
+// "hand": a kickoff written by hand for this one crew: what any framework's run costs at the least.
+const starters: Record<string, (input: { topic: string }) => Promise<unknown>> = {
+  model: (input) => llm.call([{ role: "system", content: "You are Writer." }, { role: "user", content: `Write about ${input.topic}` }]),
+  hand: handWrittenKickoff(),
+};
+const start = starters[mode] ?? ((input: { topic: string }) => crew.kickoff(input));
 if (mode === "heap") {
   gc?.();
   gc?.();
@@ -70,4 +81,20 @@ if (mode === "heap") {
   delay.disable();
   const cpuMs = (cpu.user + cpu.system) / 1000;
   console.log(JSON.stringify({ mode, runs: RUNS, outputs: outputs.length, calls, ms, cpuMs, delayP99Ms: delay.percentile(99) / 1e6, delayMaxMs: delay.max / 1e6 }));
+}
+
+/** A kickoff of this crew written by hand: the crew's own messages (split once where the warm-up topic stood), one id, one call. */
+function handWrittenKickoff(): (input: { topic: string }) => Promise<unknown> {
+  const template = (sample ?? []).map((m) => ({ role: m.role, parts: m.content.split("warm-up 0") }));
+  if (template.length === 0 || template.every((m) => m.parts.length === 1)) throw new Error("in-flight child: the warm-up call's messages do not hold its topic");
+  const options = { stop: ["\nObservation:"] };
+  return (input) => {
+    const id = randomUUID().toLowerCase();
+    const startedAt = Date.now();
+    const messages = template.map((m) => ({ role: m.role, content: m.parts.join(input.topic) }) as ChatMessage);
+    return llm.call(messages, options).then((reply) => {
+      const raw = reply.text.slice(reply.text.indexOf("Final Answer:") + "Final Answer:".length).trim();
+      return { id, raw, startedAt, endedAt: Date.now(), usage: reply.usage };
+    });
+  };
 }
