@@ -1,5 +1,6 @@
 import { rejectedWith } from "../llm/retry.js";
 import { eventBus } from "../events/EventBus.js";
+import { normalizeResult } from "../llm/callLLM.js";
 import { LLMContextLengthExceededError } from "../llm/errors.js";
 import type { BaseLLM, CallSource, ChatMessage, LLMCallOptions, LLMResult } from "../llm/types.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
@@ -100,7 +101,7 @@ export class AgentExecutor {
       if (this.iterations >= config.maxIter) return this.forceFinalAnswer().then((output) => this.finish(output, false));
       if (estimateTokens(this.messages) > config.llm.contextWindowSize()) return this.summarizeAndGoOn();
       return this.send(this.messages, config.nativeTools ? { tools: config.runner.toolSpecs() } : undefined).then(
-        (result) => this.onReply(result),
+        (reply) => this.onReply(normalizeResult(reply, config.llm)),
         (error: unknown) => {
           if (!(error instanceof LLMContextLengthExceededError)) throw error;
           return this.summarizeAndGoOn();
@@ -193,13 +194,13 @@ export class AgentExecutor {
   }
 
   private async call(messages: ChatMessage[]): Promise<LLMResult> {
-    const result = await this.send(messages, undefined);
+    const result = normalizeResult(await this.send(messages, undefined), this.config.llm);
     addToUsageMetrics(this.usage, result.usage);
     return result;
   }
 
-  /** One request to the model, once the request limiters (if any) let it go; the caller counts its usage. */
-  private send(messages: ChatMessage[], extra: Partial<LLMCallOptions> | undefined, limited = true): Promise<LLMResult> {
+  /** One request to the model, once the request limiters (if any) let it go; the caller reads the reply with normalizeResult and counts its usage. */
+  private send(messages: ChatMessage[], extra: Partial<LLMCallOptions> | undefined, limited = true): Promise<unknown> {
     const { config } = this;
     if (limited && config.rpm?.length) return this.sendWhenAllowed(config.rpm, messages, extra);
     const options: LLMCallOptions = extra ? { source: config.source, ...extra } : { source: config.source };
@@ -210,7 +211,7 @@ export class AgentExecutor {
     return callModel(config.llm, messages, options, config.source, this.iterations);
   }
 
-  private async sendWhenAllowed(limiters: RequestLimiter[], messages: ChatMessage[], extra: Partial<LLMCallOptions> | undefined): Promise<LLMResult> {
+  private async sendWhenAllowed(limiters: RequestLimiter[], messages: ChatMessage[], extra: Partial<LLMCallOptions> | undefined): Promise<unknown> {
     for (const limiter of limiters) await limiter.acquire(this.config.signal);
     return this.send(messages, extra, false);
   }

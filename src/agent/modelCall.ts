@@ -1,21 +1,22 @@
 import { HookBlockedError } from "../hooks/HookBlockedError.js";
 import { hasLLMHooks, runAfterLLMCall, runBeforeLLMCall } from "../hooks/runHooks.js";
 import type { CrewHooks, LLMCallHookContext } from "../hooks/types.js";
-import { callLLM } from "../llm/callLLM.js";
+import { callLLM, callLLMUnread } from "../llm/callLLM.js";
 import type { BaseLLM, CallSource, ChatMessage, LLMCallOptions, LLMResult, ToolCall } from "../llm/types.js";
 import { currentRun, type RunContext } from "../runtime/runContext.js";
 import type { StreamChunk } from "../runtime/StreamChunk.js";
 
 /**
- * One LLM call of an agent, as the run it belongs to wants it: through the LLM call hooks when any
+ * One LLM call of an agent, resolving to the reply as the model gave it (read it with normalizeResult), as the run it belongs to wants it: through the LLM call hooks when any
  * is registered, and streamed to the run's chunk sink when the run streams. A plain run goes
  * straight to callLLM after a length check and one context read.
  */
-export function callModel(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, source: CallSource, iterations: number): Promise<LLMResult> {
+export function callModel(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, source: CallSource, iterations: number): Promise<unknown> {
   const run = currentRun();
   const scoped = run?.hooks as CrewHooks | undefined;
-  // Not an async function: a plain call adds no promise of its own to the model's.
-  if (!hasLLMHooks(scoped)) return run?.sink ? streamedCall(llm, messages, options, source, run) : callLLM(llm, messages, options);
+  // Not an async function: a plain call adds no promise of its own to the model's (the caller reads
+  // the reply with normalizeResult).
+  if (!hasLLMHooks(scoped)) return run?.sink ? streamedCall(llm, messages, options, source, run) : callLLMUnread(llm, messages, options);
   return hookedCall(llm, messages, options, source, iterations, run, scoped);
 }
 

@@ -11,11 +11,19 @@ import { emptyUsage, type BaseLLM, type ChatMessage, type LLMCallOptions, type L
  * llm_call_started / llm_call_completed / llm_call_failed with one callId, and normalizes the result.
  */
 export function callLLM(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions = {}): Promise<LLMResult> {
-  // Nobody listens for LLM events: no frame of this function waits for the model (many runs in flight
-  // each hold one), and no callId is made here (a model that emits events of its own makes one).
+  return callLLMUnread(llm, messages, options).then((value) => normalizeResult(value, llm));
+}
+
+/**
+ * callLLM for a caller that reads the reply through normalizeResult itself (the agent loop, which
+ * thousands of runs in flight wait in): with nobody listening for LLM events, this is the model's own
+ * promise, no frame or promise of this layer waits on it, and no callId is made (a model that emits
+ * events of its own makes one). With listeners, the reply is already normalized.
+ */
+export function callLLMUnread(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions = {}): Promise<unknown> {
   if (!eventBus.hasListeners("llm_call_started") && !eventBus.hasListeners("llm_call_completed") && !eventBus.hasListeners("llm_call_failed")) {
     try {
-      return Promise.resolve(llm.call(messages, options)).then((value) => normalizeResult(value, llm));
+      return Promise.resolve(llm.call(messages, options));
     } catch (error) {
       // What the model threw, as it threw it (as an await inside an async function would).
       return rejectedWith(error);
@@ -72,15 +80,28 @@ function withCallId(options: LLMCallOptions, callId: string): LLMCallOptions {
   return sent;
 }
 
-// User-written models may return a bare string or leave out usage; the rest of crewts relies on both.
-function normalizeResult(value: unknown, llm: BaseLLM): LLMResult {
+/** What a model's call() resolved to, as an LLMResult: user-written models may return a bare string or leave out usage; the rest of crewts relies on both. */
+export function normalizeResult(value: unknown, llm: BaseLLM): LLMResult {
   if (typeof value === "string") return { text: value, usage: emptyUsage() };
   if (typeof value !== "object" || value === null) throw invalidResult(llm, `got ${value === null ? "null" : typeof value}`);
   const result = value as Partial<LLMResult>;
   if (result.text !== undefined && typeof result.text !== "string") throw invalidResult(llm, `text is ${typeof result.text}`);
   if (result.toolCalls !== undefined && !Array.isArray(result.toolCalls)) throw invalidResult(llm, "toolCalls is not an array");
-  return { ...result, text: result.text ?? "", usage: normalizeUsage(result.usage) };
+  // A result with nothing to fill in (what crewts's own models return) goes on as it is: a copy made by
+  // `{ ...result, text, usage }` is a slow dictionary-mode object on Node 20, and every later read of
+  // the reply pays for it.
+  if (typeof result.text === "string" && isWholeUsage(result.usage)) return result as LLMResult;
+  const normalized = Object.assign({}, result) as LLMResult;
+  normalized.text = result.text ?? "";
+  normalized.usage = normalizeUsage(result.usage);
+  return normalized;
 }
+
+function isWholeUsage(usage: Partial<TokenUsage> | undefined): boolean {
+  return usage !== undefined && isCount(usage.promptTokens) && isCount(usage.completionTokens) && isCount(usage.totalTokens);
+}
+
+const isCount = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value);
 
 function normalizeUsage(usage: Partial<TokenUsage> | undefined): TokenUsage {
   const promptTokens = finite(usage?.promptTokens);
@@ -88,7 +109,7 @@ function normalizeUsage(usage: Partial<TokenUsage> | undefined): TokenUsage {
   return { promptTokens, completionTokens, totalTokens: usage?.totalTokens === undefined ? promptTokens + completionTokens : finite(usage.totalTokens) };
 }
 
-const finite = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+const finite = (value: unknown): number => (isCount(value) ? (value as number) : 0);
 
 function invalidResult(llm: BaseLLM, problem: string): LLMResponseError {
   const slash = llm.model.indexOf("/");

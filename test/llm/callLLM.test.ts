@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { Agent } from "../../src/agent/index.js";
 import { eventBus, type CrewtsEvent } from "../../src/events/index.js";
 import { callLLM, LLMServerError, type BaseLLM, type ChatMessage, type LLMResult } from "../../src/llm/index.js";
 import { FakeLLM } from "../../src/testing/FakeLLM.js";
@@ -85,5 +86,26 @@ describe("callLLM", () => {
     expect(await callLLM(bare, [])).toEqual({ text: "hi", usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } });
     const broken: BaseLLM = { ...bare, call: async () => 42 as unknown as LLMResult };
     await expect(callLLM(broken, [])).rejects.toThrow(/must resolve to/);
+  });
+
+  it("an agent reads a user-written model's replies the same way, with and without event listeners", async () => {
+    const replies: unknown[] = ["Thought: ok\nFinal Answer: from a string", { text: "Final Answer: no usage" }, 42, { text: "Final Answer: counted", usage: { promptTokens: 4, completionTokens: 1 } }];
+    const model: BaseLLM = {
+      model: "custom/mixed",
+      call: async () => replies.shift() as LLMResult,
+      supportsFunctionCalling: () => false,
+      contextWindowSize: () => 100_000,
+    };
+    const agent = new Agent({ role: "Echo", goal: "Echo", backstory: "Echoes", llm: model });
+    expect((await agent.kickoff("one")).raw).toBe("from a string");
+    expect((await agent.kickoff("two")).raw).toBe("no usage");
+    await expect(agent.kickoff("three")).rejects.toThrow(/custom\/mixed: call\(\) must resolve to .* but got number/);
+    // With a listener, the reply goes through callLLM's events path instead.
+    const events = recordEvents();
+    const counted = await agent.kickoff("four");
+    expect(counted.raw).toBe("counted");
+    expect(counted.usageMetrics).toMatchObject({ promptTokens: 4, completionTokens: 1, totalTokens: 5 });
+    expect(events.some((event) => event.type === "llm_call_completed")).toBe(true);
+    expect(replies).toEqual([]);
   });
 });
