@@ -15,7 +15,7 @@ import type { BaseLLM, CallSource, ChatMessage } from "../llm/types.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { BaseTool } from "../tools/BaseTool.js";
 import type { ToolCache } from "../tools/ToolCache.js";
-import { ToolRunner } from "../tools/ToolRunner.js";
+import { ToolRunner, type ToolRunnerOptions } from "../tools/ToolRunner.js";
 import { isTrustedConstruction, withTrustedConstruction } from "../tools/trustedConstruction.js";
 import { unknownOptionMessage } from "../tools/unknownOption.js";
 import { AgentExecutor, type AgentStep, type ExecutorConfig, type ExecutorResult } from "./AgentExecutor.js";
@@ -358,7 +358,9 @@ export class Agent {
     const toolLLM = tools.length > 0 && this.functionCallingLLM ? this.functionCallingLLM : this.llm;
     const nativeTools = tools.length > 0 && (this.options.nativeToolCalling ?? true) && toolLLM.supportsFunctionCalling();
     const { messages, stop } = buildMessages(this, taskPrompt, tools, nativeTools);
-    const runner = withTrustedConstruction(() => new ToolRunner(tools, { ...(this.cache && this.toolsCache ? { cache: this.toolsCache } : {}), source }));
+    // Not `{ ...cacheOption, source }`: that spread makes a slow dictionary-mode object on Node 20.
+    const runnerOptions: ToolRunnerOptions = this.cache && this.toolsCache ? { cache: this.toolsCache, source } : { source };
+    const runner = withTrustedConstruction(() => new ToolRunner(tools, runnerOptions));
     const controller = this.maxExecutionTime ? new AbortController() : undefined;
     const signal = eitherSignal(controller?.signal, currentRun()?.signal);
     const stepCallback = withObservationMemory(this.options.stepCallback ?? this.crewStepCallback, this.memoryForTask(), source);

@@ -79,7 +79,9 @@ function outputFields(task: Task, agent: Agent, result: Pick<ExecutorResult, "ou
 /** Turns an answer into a TaskOutput, parsing it into the task's schema when it has one. */
 async function buildOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, result: Pick<ExecutorResult, "output" | "messages">): Promise<TaskOutput<z.infer<S>>> {
   if (!task.outputSchema) return plainOutput<z.infer<S>>(task, run.agent, result);
-  return new TaskOutput<z.infer<S>>({ ...outputFields(task, run.agent, result), parsed: await parseOutput(task, run, result.output) });
+  const fields = outputFields(task, run.agent, result);
+  // Object.assign, not `{ ...fields, parsed }`: that spread makes a slow dictionary-mode object on Node 20.
+  return new TaskOutput<z.infer<S>>(Object.assign(fields, { parsed: await parseOutput(task, run, result.output) }));
 }
 
 async function parseOutput<S extends z.ZodType>(task: Task<S>, run: TaskRun, raw: string): Promise<z.infer<S>> {
