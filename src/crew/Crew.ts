@@ -19,7 +19,7 @@ import type { CrewOptions, ForEachOptions, KickoffInputs } from "./CrewOptions.j
 import { CrewReplayError } from "./errors.js";
 import { resetCrewMemories, type MemoryKind } from "./memoryReset.js";
 import { createMemorySet, sharedMemoryOptions, startKickoffMemory } from "./crewMemory.js";
-import { runCrewTasks } from "./CrewTaskHooks.js";
+import { runCrewTasks, type CrewTaskRun } from "./CrewTaskHooks.js";
 import type { MemorySet } from "../memory/MemorySet.js";
 import { testCrew, type CrewTestResult, type TestCrewOptions } from "./evaluation.js";
 import { createManagerAgent } from "./HierarchicalProcess.js";
@@ -352,8 +352,8 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     const replaying = mode.replayTaskId !== undefined;
     // Concurrent kickoffs: the store keeps the kickoff that started last.
     const replayLog = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
-    const launch = () => this.runTasks(run, finalInputs, execute, mode, replayLog, replaying);
-    return replaying ? launch() : replayLog.reset().then(launch);
+    if (replaying) return this.runTasks(run, finalInputs, execute, mode, replayLog, replaying);
+    return replayLog.reset().then(() => this.runTasks(run, finalInputs, execute, mode, replayLog, replaying));
   }
 
   private runTasks(run: KickoffRun, finalInputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode, replayLog: ReplayRecorder, replaying: boolean): Promise<TaskOutput[]> {
@@ -364,11 +364,16 @@ export class Crew<T = unknown, Streams extends boolean = false> {
     if (mode.resume) scope.addUsage(mode.resume.checkpoint.usage);
     const lineage = host && { lineage: host.lineage, branch: "main" };
     const checkpoints = (run.checkpoints = config ? new CrewRunCheckpoints(config, this, finalInputs ?? {}, () => scope.usage(), mode.resume, lineage) : undefined);
-    const process = () => {
-      const manager = this.process === Process.hierarchical ? members.agent(this.managerAgent()) : undefined;
-      return runCrewTasks({ crewId: this.id, kickoffId: source.kickoffId, inputs: finalInputs ?? {}, replaying, recorder: replayLog, memory, members, manager, logFile: this.logFile, taskCallback: this.options.taskCallback }, scope, execute, checkpoints);
-    };
-    return checkpoints ? checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, process) : process();
+    const taskRun: CrewTaskRun = { crewId: this.id, kickoffId: source.kickoffId, inputs: finalInputs ?? {}, replaying, recorder: replayLog, memory, members, manager: undefined, logFile: this.logFile, taskCallback: this.options.taskCallback };
+    // Methods and inline callbacks rather than named closures here: tsx (esbuild's keepNames) gives each
+    // named closure its name with a defineProperty call, on every kickoff.
+    if (!checkpoints) return this.processTasks(taskRun, scope, execute, undefined);
+    return checkpoints.recorder.around(CREW_CHECKPOINT_EVENTS, () => this.processTasks(taskRun, scope, execute, checkpoints));
+  }
+
+  private processTasks(taskRun: CrewTaskRun, scope: KickoffScope, execute: ExecuteTasksOptions, checkpoints: CrewRunCheckpoints | undefined): Promise<TaskOutput[]> {
+    if (this.process === Process.hierarchical) taskRun.manager = taskRun.members.agent(this.managerAgent());
+    return runCrewTasks(taskRun, scope, execute, checkpoints);
   }
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */

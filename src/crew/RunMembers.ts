@@ -40,11 +40,13 @@ export class RunMembers {
     }
     this.agentCopies = this.agents = agentCopies;
     const copies: Task[] = new Array<Task>(tasks.length);
-    const copyOf = (context: Task): Task => {
-      const at = tasks.indexOf(context);
-      return at >= 0 && copies[at] !== undefined ? copies[at] : context;
-    };
-    for (let i = 0; i < tasks.length; i++) copies[i] = tasks[i]!.copyForRun((agent) => this.agent(agent), copyOf);
+    // Inline callbacks, not named closures: tsx (esbuild's keepNames) names each of those with a defineProperty call.
+    for (let i = 0; i < tasks.length; i++) {
+      copies[i] = tasks[i]!.copyForRun(
+        (agent) => this.agent(agent),
+        (context) => copyOf(context, tasks, copies),
+      );
+    }
     this.tasks = copies;
   }
 
@@ -90,6 +92,12 @@ export class RunMembers {
     if (this.inPlace) return;
     for (let i = 0; i < this.tasks.length; i++) this.taskOriginals[i]!.absorbRun(this.tasks[i]!);
   }
+}
+
+/** The run's copy of a context task made so far (tasks copy in order, so a task's context is copied before it), else the task. */
+function copyOf(context: Task, tasks: readonly Task[], copies: readonly (Task | undefined)[]): Task {
+  const at = tasks.indexOf(context);
+  return at >= 0 && copies[at] !== undefined ? copies[at] : context;
 }
 
 /** `agents` and any task agent missing from that list: all of them take part in a kickoff. */

@@ -187,20 +187,26 @@ async function collectPendingTasks(run: TasksRun): Promise<void> {
 
 /** The sequential process: each task's own agent, with the task's tools (else the agent's) and, when it may delegate, the delegation tools. */
 export function sequentialAssignment(crewAgents: readonly Agent[]): TaskAssignment {
-  return {
-    agentFor(task) {
-      // validateCrew guarantees an agent on every task of a sequential crew.
-      if (!task.agent) throw new Error(`Sequential process error: Agent is missing in the task with the following description: ${task.description}`);
-      return task.agent;
-    },
-    toolsFor(task, agent) {
-      // As CrewAI (`task.tools or agent.tools`): a task's own tools replace the agent's.
-      const tools = uniqueTools(task.ownTools.length > 0 ? task.ownTools : agent.tools);
-      if (!agent.allowDelegation || crewAgents.length < 2) return tools;
-      const coworkers = crewAgents.filter((a) => a !== agent);
-      return coworkers.length > 0 ? mergeTools(tools, delegationTools(coworkers)) : tools;
-    },
-  };
+  return new SequentialAssignment(crewAgents);
+}
+
+// A class rather than an object literal with methods: one small object per kickoff, no closures.
+class SequentialAssignment implements TaskAssignment {
+  constructor(private readonly crewAgents: readonly Agent[]) {}
+
+  agentFor(task: Task): Agent {
+    // validateCrew guarantees an agent on every task of a sequential crew.
+    if (!task.agent) throw new Error(`Sequential process error: Agent is missing in the task with the following description: ${task.description}`);
+    return task.agent;
+  }
+
+  toolsFor(task: Task, agent: Agent): BaseTool[] {
+    // As CrewAI (`task.tools or agent.tools`): a task's own tools replace the agent's.
+    const tools = uniqueTools(task.ownTools.length > 0 ? task.ownTools : agent.tools);
+    if (!agent.allowDelegation || this.crewAgents.length < 2) return tools;
+    const coworkers = this.crewAgents.filter((a) => a !== agent);
+    return coworkers.length > 0 ? mergeTools(tools, delegationTools(coworkers)) : tools;
+  }
 }
 
 /** `tools` without repeats of the same tool object, in order. */
