@@ -7,9 +7,10 @@ import { currentRun, type RunContext } from "../runtime/runContext.js";
 import type { StreamChunk } from "../runtime/StreamChunk.js";
 
 /**
- * One LLM call of an agent, resolving to the reply as the model gave it (read it with normalizeResult), as the run it belongs to wants it: through the LLM call hooks when any
+ * One LLM call of an agent, as the run it belongs to wants it: through the LLM call hooks when any
  * is registered, and streamed to the run's chunk sink when the run streams. A plain run goes
- * straight to callLLM after a length check and one context read.
+ * straight to callLLMUnread after one context read. Resolves to the reply as the model gave it:
+ * the caller reads it with normalizeResult.
  */
 export function callModel(llm: BaseLLM, messages: ChatMessage[], options: LLMCallOptions, source: CallSource, iterations: number): Promise<unknown> {
   const run = currentRun();
