@@ -1,9 +1,12 @@
 // Benchmarks of crewts's orchestration overhead, side by side with LangGraph.js and KaibanJS in the
 // same run. `npm run bench` (short, under 3 minutes) or `npm run bench -- --full`.
 // Options: --only=flow,crew,concurrency,agent,start-up,footprint,stability,knowledge,memory,in-flight,queue,tracing,checkpoint,streaming  --no-build  --no-write
+// Each group runs in a fresh process of its own (this script with --group), so what one group leaves
+// in the heap (the knowledge group's indexes, the memory group's stores) does not slow the next.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, release, tmpdir, totalmem, type } from "node:os";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { BenchConfig } from "./lib/config.js";
@@ -30,6 +33,9 @@ const args = process.argv.slice(2);
 const full = args.includes("--full");
 const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).split(",");
 const build = !args.includes("--no-build");
+// Internal: run one group in this process and write its report as JSON to `--report=`.
+const group = args.find((a) => a.startsWith("--group="))?.slice("--group=".length);
+const reportFile = args.find((a) => a.startsWith("--report="))?.slice("--report=".length);
 const write = !args.includes("--no-write");
 const resultsFile = join(root, "bench", "RESULTS.md");
 
@@ -100,25 +106,51 @@ function machine(): string[] {
   ];
 }
 
+/** Runs one group here and writes its report to `file` (the child side of runGroupInChild). */
+async function runGroupHere(name: string, file: string): Promise<void> {
+  const t0 = performance.now();
+  try {
+    const s = scenarios.find((c) => c.group === name);
+    if (!s) throw new Error(`unknown bench group "${name}"; the groups: ${scenarios.map((c) => c.group).join(", ")}`);
+    const report = await s.run();
+    report.elapsedMs = performance.now() - t0;
+    writeFileSync(file, JSON.stringify(report));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Runs one group in a fresh process and reads back its report; a group that fails is reported as failed, the others go on. */
+function runGroupInChild(name: string): ScenarioReport {
+  const t0 = performance.now();
+  const file = join(tmp, `${name}.json`);
+  const tsx = createRequire(import.meta.url).resolve("tsx");
+  const childArgs = ["--import", tsx, fileURLToPath(import.meta.url), `--group=${name}`, `--report=${file}`, ...(full ? ["--full"] : []), ...(build ? [] : ["--no-build"])];
+  const out = spawnSync(process.execPath, childArgs, { cwd: root, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" }, stdio: ["ignore", "inherit", "pipe"], maxBuffer: 64 * 2 ** 20 });
+  if (out.status === 0 && existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as ScenarioReport;
+  // One broken scenario (e.g. src/ mid-edit) must not lose the others.
+  const message = (out.stderr || `exited ${out.status ?? out.signal}`).trim();
+  console.error(`${name} failed: ${message}`);
+  const firstLine = message.split("\n").find((line) => line.trim() !== "") ?? message;
+  return { group: name, rows: [{ group: name, scenario: "scenario failed", unit: "", crewts: firstLine, against: "", other: "" }], details: [], elapsedMs: performance.now() - t0 };
+}
+
+if (group !== undefined) {
+  if (!reportFile) throw new Error("--group needs --report=<file> (it is how bench/run.ts runs each group in a process of its own)");
+  await runGroupHere(group, reportFile);
+  process.exit(0);
+}
+
 const started = performance.now();
 const reports: ScenarioReport[] = [];
 try {
   for (const s of scenarios) {
     if (only && !only.includes(s.group)) continue;
-    const t0 = performance.now();
     process.stdout.write(`\n== ${s.group} ...\n`);
-    try {
-      const report = await s.run();
-      report.elapsedMs = performance.now() - t0;
-      reports.push(report);
-      console.log(markdownTable(HEADERS, report.rows.map(rowCells)));
-      console.log(`(${(report.elapsedMs / 1000).toFixed(1)} s)`);
-    } catch (error) {
-      // One broken scenario (e.g. src/ mid-edit) must not lose the others.
-      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-      console.error(`${s.group} failed: ${message}`);
-      reports.push({ group: s.group, rows: [{ group: s.group, scenario: "scenario failed", unit: "", crewts: message.split("\n")[0]!, against: "", other: "" }], details: [], elapsedMs: performance.now() - t0 });
-    }
+    const report = runGroupInChild(s.group);
+    reports.push(report);
+    console.log(markdownTable(HEADERS, report.rows.map(rowCells)));
+    console.log(`(${((report.elapsedMs ?? 0) / 1000).toFixed(1)} s)`);
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });
@@ -140,7 +172,7 @@ if (write && !only) {
     "# crewts benchmark results",
     "",
     `Generated by \`npm run bench${full ? " -- --full" : ""}\` (${full ? "full" : "short"} run, ${totalS.toFixed(0)} s). ` +
-      "Every comparison ran in the same process (or, for start-up, the same loop of fresh processes), contenders alternating " +
+      "Each group ran in a fresh process of its own; every comparison ran in one process (or, for start-up, the same loop of fresh processes), contenders alternating " +
       "sample by sample after a warm-up. Numbers are medians; ± is half the interquartile range over the median. " +
       "crewts runs from src/ through tsx, except start-up, which imports the built dist/.",
     "",
