@@ -66,7 +66,6 @@ const scenarios: { group: string; run: () => Promise<ScenarioReport> }[] = [
   { group: "in-flight", run: () => inFlightScenarios(config) },
   { group: "tracing", run: () => tracingScenarios(config) },
   { group: "checkpoint", run: () => checkpointScenarios(config) },
-  // Last: a streaming kickoff turns on AsyncLocalStorage for the rest of the process.
   { group: "streaming", run: () => streamingScenarios(config) },
 ];
 

@@ -44,11 +44,12 @@ calls = 0;
 const inputs = Array.from({ length: RUNS }, (_, i) => ({ topic: `topic ${i}` }));
 // "model": the floor, measured the same way: the same number of calls straight to the model, no crew.
 // "hand": a kickoff written by hand for this one crew: what any framework's run costs at the least.
-const starters: Record<string, (input: { topic: string }) => Promise<unknown>> = {
-  model: (input) => llm.call([{ role: "system", content: "You are Writer." }, { role: "user", content: `Write about ${input.topic}` }]),
-  hand: handWrittenKickoff(),
-};
-const start = starters[mode] ?? ((input: { topic: string }) => crew.kickoff(input));
+const start: (input: { topic: string }) => Promise<unknown> =
+  mode === "model"
+    ? (input) => llm.call([{ role: "system", content: "You are Writer." }, { role: "user", content: `Write about ${input.topic}` }])
+    : mode === "hand"
+      ? handWrittenKickoff()
+      : (input) => crew.kickoff(input);
 if (mode === "heap") {
   gc?.();
   gc?.();
