@@ -30,7 +30,7 @@ import { participantsOf, RunMembers } from "./RunMembers.js";
 import { kickoffEach } from "./kickoffEach.js";
 import { applyPlans, planTasks } from "./planning.js";
 import { Process } from "./Process.js";
-import { DISCARDED_OUTPUTS, ReplayRecorder } from "./replay.js";
+import { DISCARDED_OUTPUTS, ReplayRecorder, type KickoffCount } from "./replay.js";
 import { prepareStoredRun, type RunMode, type StoredRun } from "./storedRun.js";
 import type { ExecuteTasksOptions } from "./SequentialProcess.js";
 import { TaskLogFile } from "./TaskLogFile.js";
@@ -52,6 +52,10 @@ import { waitForTurn } from "../runtime/turnPacing.js";
  * `T` is what the last task's outputSchema parses into, inferred from the tasks given (unknown without one).
  * `Streams` is true for a crew made with `stream: true`, whose every kickoff resolves to a StreamingOutput.
  */
+// A plain kickoff's mode and task options: shared, never changed (a run that needs others makes its own).
+const PLAIN_RUN: RunMode = Object.freeze({});
+const ALL_TASKS: ExecuteTasksOptions = Object.freeze({});
+
 export class Crew<T = unknown, Streams extends boolean = false> {
   readonly id: string = randomUUID();
   readonly name: string;
@@ -78,8 +82,8 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   private trainedData: TrainedDataCache;
   // A copy kickoffForEach runs once works on its own agents and tasks, with no further copies.
   private runsInPlace = false;
-  // The kickoff that started last: the one whose task outputs are kept for replay.
-  private latestRun: object | undefined;
+  // The kickoffs started so far: the one that started last is the one whose task outputs are kept for replay.
+  private readonly kickoffs: KickoffCount = { started: 0 };
   private readonly logFile: TaskLogFile | undefined;
   /** Where and when kickoffs write checkpoints (undefined: they write none). */
   readonly checkpointConfig: CheckpointConfig | undefined;
@@ -135,8 +139,8 @@ export class Crew<T = unknown, Streams extends boolean = false> {
       const paused = options.fromCheckpoint === undefined ? currentRun()?.pausedCrew?.take(this.name) : undefined;
       if (paused) return this.resume(paused.checkpointId, paused.answer, options) as Promise<CrewOutput<T>>;
       const hooks = this.options.hooks;
-      const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : {};
-      return runKickoff(`Crew '${this.name}' kickoff`, options, hooks ? { tasks: this.tasks, hooks } : { tasks: this.tasks }, () => this.run(inputs, {}, mode) as Promise<CrewOutput<T>>);
+      const mode = options.fromCheckpoint !== undefined ? { fromCheckpoint: options.fromCheckpoint } : PLAIN_RUN;
+      return runKickoff(`Crew '${this.name}' kickoff`, options, hooks ? { tasks: this.tasks, hooks } : { tasks: this.tasks }, () => this.run(inputs, ALL_TASKS, mode) as Promise<CrewOutput<T>>);
     } catch (error) {
       return rejectedWith(error);
     }
@@ -264,7 +268,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   }
 
   /** One kickoff; `execute` and `mode` let replay start part-way (see ExecuteTasksOptions). */
-  private run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = {}, mode: RunMode = {}): Promise<CrewOutput> {
+  private run(inputs: KickoffInputs | undefined, execute: ExecuteTasksOptions = ALL_TASKS, mode: RunMode = PLAIN_RUN): Promise<CrewOutput> {
     // This kickoff's own copies of the agents and tasks (kickoffForEach's crew copies are already its own).
     const members = new RunMembers(this.agents, this.tasks, this.runsInPlace);
     // A host (crewts serve or worker) may ask for checkpoints in a lineage of its own.
@@ -351,7 +355,7 @@ export class Crew<T = unknown, Streams extends boolean = false> {
   private resetThenRun(run: KickoffRun, finalInputs: KickoffInputs | undefined, execute: ExecuteTasksOptions, mode: RunMode): Promise<TaskOutput[]> {
     const replaying = mode.replayTaskId !== undefined;
     // Concurrent kickoffs: the store keeps the kickoff that started last.
-    const replayLog = new ReplayRecorder(this.taskOutputStore, (this.latestRun = {}), () => this.latestRun);
+    const replayLog = new ReplayRecorder(this.taskOutputStore, ++this.kickoffs.started, this.kickoffs);
     if (replaying) return this.runTasks(run, finalInputs, execute, mode, replayLog, replaying);
     return replayLog.reset().then(() => this.runTasks(run, finalInputs, execute, mode, replayLog, replaying));
   }

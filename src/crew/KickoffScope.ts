@@ -48,17 +48,18 @@ export class KickoffScope {
     if (stepCallback) agent.crewStepCallback = stepCallback;
   }
 
-  private readonly extra = emptyUsageMetrics();
+  // Tokens spent outside any agent; most kickoffs have none.
+  private extra: UsageMetrics | undefined;
 
   /** Adds tokens spent outside any agent (the planner's). */
   addUsage(usage: UsageMetrics): void {
-    addToUsageMetrics(this.extra, usage);
+    addToUsageMetrics((this.extra ??= emptyUsageMetrics()), usage);
   }
 
   /** Tokens used by the enlisted agents since they were enlisted, plus those added with addUsage. */
   usage(): UsageMetrics {
     const total = emptyUsageMetrics();
-    addToUsageMetrics(total, this.extra);
+    if (this.extra) addToUsageMetrics(total, this.extra);
     for (let i = 0; i < this.enlisted.length; i++) {
       const now = this.enlisted[i]!.usageMetrics;
       const before = this.usageBefore[i]!;

@@ -64,7 +64,8 @@ export class RunMembers {
 
   /** The crew's agents and any task agent missing from that list: all of them take part in a kickoff. */
   participants(): Agent[] {
-    return (this.taking ??= participantsOf(this.agents, this.tasks));
+    // Usually that is the agents' own list (no agent twice, every task's agent in it): no list of its own then.
+    return (this.taking ??= includesAll(this.agents, this.tasks) ? this.agents : participantsOf(this.agents, this.tasks));
   }
 
   /** Fills the kickoff's inputs into the tasks' and agents' texts (always from the texts as written). */
@@ -98,6 +99,13 @@ export class RunMembers {
 function copyOf(context: Task, tasks: readonly Task[], copies: readonly (Task | undefined)[]): Task {
   const at = tasks.indexOf(context);
   return at >= 0 && copies[at] !== undefined ? copies[at] : context;
+}
+
+/** Whether `agents` lists no agent twice and every task's agent. */
+function includesAll(agents: readonly Agent[], tasks: readonly Task[]): boolean {
+  for (let i = 0; i < agents.length; i++) if (agents.indexOf(agents[i]!) < i) return false;
+  for (const task of tasks) if (task.agent && !agents.includes(task.agent)) return false;
+  return true;
 }
 
 /** `agents` and any task agent missing from that list: all of them take part in a kickoff. */

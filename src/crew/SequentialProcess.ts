@@ -48,10 +48,10 @@ export function aggregateOutputs(outputs: readonly TaskOutput[]): string {
 }
 
 /** The context of `task`: its context tasks' outputs, all earlier outputs when it names none, nothing for `[]`. */
-export function contextFor(task: Task, outputs: readonly TaskOutput[], outputOf: ReadonlyMap<Task, TaskOutput>): string {
+export function contextFor(task: Task, outputs: readonly TaskOutput[], outputOf: ReadonlyMap<Task, TaskOutput> | undefined): string {
   if (task.context === undefined) return aggregateOutputs(outputs);
   // A context task outside the crew contributes the output it last produced, as in CrewAI.
-  const picked = task.context.map((t) => outputOf.get(t) ?? t.output).filter((o): o is TaskOutput => o !== undefined);
+  const picked = task.context.map((t) => outputOf?.get(t) ?? t.output).filter((o): o is TaskOutput => o !== undefined);
   return aggregateOutputs(picked);
 }
 
@@ -63,11 +63,12 @@ export function contextFor(task: Task, outputs: readonly TaskOutput[], outputOf:
  * work outlives the kickoff.
  */
 export function executeTasks(tasks: readonly Task[], assignment: TaskAssignment, hooks: TaskRunHooks = {}, options: ExecuteTasksOptions = {}): Promise<TaskOutput[]> {
-  const run: TasksRun = { outputs: [], outputOf: new Map(), pending: [], hooks };
+  // Outputs by task only when a task names its context (a kickoff in flight holds no Map otherwise).
+  const outputOf = tasks.some((task) => task.context !== undefined) ? new Map<Task, TaskOutput>() : undefined;
   // The usual kickoff: every task runs to its end before the next. Chained with `then`, so a kickoff in
   // flight holds one callback here rather than a suspended call (thousands may be in flight).
-  if (isPlainSequence(tasks, options)) return runInOrder(run, tasks, assignment, options.source, 0);
-  return executeAnyTasks(run, tasks, assignment, options);
+  if (isPlainSequence(tasks, options)) return runInOrder({ outputs: [], outputOf, pending: NO_PENDING, hooks }, tasks, assignment, options.source, 0);
+  return executeAnyTasks({ outputs: [], outputOf, pending: [], hooks }, tasks, assignment, options);
 }
 
 /** No replay start, restored outputs, async or conditional tasks: the tasks just run in order. */
@@ -105,7 +106,7 @@ async function executeAnyTasks(run: TasksRun, tasks: readonly Task[], assignment
       if (index < startIndex) {
         if (task.output) {
           outputs.push(task.output);
-          outputOf.set(task, task.output);
+          outputOf?.set(task, task.output);
         }
         continue;
       }
@@ -115,7 +116,7 @@ async function executeAnyTasks(run: TasksRun, tasks: readonly Task[], assignment
         if (pending.length > 0) await collectPendingTasks(run);
         task.output = prior;
         outputs.push(prior);
-        outputOf.set(task, prior);
+        outputOf?.set(task, prior);
         await hooks.onTaskOutput?.(task, prior, index);
         continue;
       }
@@ -159,15 +160,19 @@ function executeOptions(agent: Agent, context: string, tools: BaseTool[], source
 /** What executeTasks keeps while it runs: outputs so far, by task too, and the async tasks not yet collected. */
 interface TasksRun {
   outputs: TaskOutput[];
-  outputOf: Map<Task, TaskOutput>;
+  /** Only when a task names its context: the outputs by task (contextFor reads it for those tasks alone). */
+  outputOf: Map<Task, TaskOutput> | undefined;
   pending: PendingTask[];
   hooks: TaskRunHooks;
 }
 
+// The pending async tasks of a plain sequence, which has none (runInOrder never adds one).
+const NO_PENDING: PendingTask[] = Object.freeze([]) as unknown as PendingTask[];
+
 /** Records an output and runs the hooks; a promise only when a hook has something to wait for. */
 function recordOutput(run: TasksRun, task: Task, output: TaskOutput, index: number, completed: boolean): Promise<void> | undefined {
   run.outputs.push(output);
-  run.outputOf.set(task, output);
+  run.outputOf?.set(task, output);
   const { hooks } = run;
   const done = completed ? hooks.onTaskCompleted?.(task, output, index) : undefined;
   if (done) return done.then(() => hooks.onTaskOutput?.(task, output, index));

@@ -69,6 +69,11 @@ export const DISCARDED_OUTPUTS: TaskOutputStore = {
   close: async () => undefined,
 };
 
+/** How many kickoffs of a crew have started: the count when one started is its number. */
+export interface KickoffCount {
+  started: number;
+}
+
 /**
  * Writes what a kickoff leaves for replay. A store that fails (say the storage directory is read-only,
  * as on many servers) warns once and is then left alone: replay data must never cost a run its results.
@@ -77,13 +82,13 @@ export class ReplayRecorder {
   private failed = false;
 
   /**
-   * `run` and `latest`: when one crew runs kickoffs side by side, only the one that started last
-   * (`latest()` returns its token) writes, so the store holds one whole kickoff, never a mix.
+   * `kickoff` (its number) and `count` (the crew's): when one crew runs kickoffs side by side, only
+   * the one that started last writes, so the store holds one whole kickoff, never a mix.
    */
   constructor(
     private readonly store: TaskOutputStore,
-    private readonly run?: object,
-    private readonly latest?: () => object | undefined,
+    private readonly kickoff = 0,
+    private readonly count?: KickoffCount,
   ) {}
 
   /** Forgets the previous kickoff. */
@@ -100,7 +105,7 @@ export class ReplayRecorder {
   }
 
   private guard(write: () => Promise<void>): Promise<void> | undefined {
-    if (this.failed || (this.latest && this.latest() !== this.run)) return undefined;
+    if (this.failed || (this.count && this.count.started !== this.kickoff)) return undefined;
     let writing: Promise<void>;
     try {
       writing = write();

@@ -38,6 +38,9 @@ const taskOptionsSchema = z.object(taskOptionsShape).strict();
 // Prototypes of crewts's own task classes, whose run copies are shallow clones (see copyForRun).
 const clonedForRuns = new WeakSet<object>();
 
+// The retry counts of an execution without guardrails (none to count), shared by all of them.
+const NO_GUARDRAIL_RETRIES: number[] = Object.freeze([]) as unknown as number[];
+
 /** Lets copyForRun clone tasks of a crewts task class shallowly (it has no #private state). */
 export function cloneTasksForRuns(proto: object): void {
   clonedForRuns.add(proto);
@@ -209,12 +212,13 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     if (this.agent !== undefined && agentFor) copied.agent = agentFor(this.agent);
     if (this.context !== undefined) copied.context = contextFor ? this.context.map(contextFor) : [...this.context];
     copied.ownToolList = [...this.ownToolList];
+    // guardrailRetryCounts is replaced, never changed in place, when an execution ends; and the roles a
+    // run's execution adds go straight to the original's processedByAgents (a run adds its agent's role
+    // as it starts, as a direct execution does). Neither is copied: less for each run in flight to hold.
     copied.retryCount = 0;
-    copied.guardrailRetryCounts = [];
     copied.startTime = undefined;
     copied.endTime = undefined;
     copied.promptContext = undefined;
-    (copied as { processedByAgents: Set<string> }).processedByAgents = new Set();
     return copied;
   }
 
@@ -230,7 +234,8 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     this.startTime = run.startTime;
     this.endTime = run.endTime;
     if (run.promptContext !== undefined) this.promptContext = run.promptContext;
-    for (const role of run.processedByAgents) this.processedByAgents.add(role);
+    // A run copy shares this task's set; a whole copy (a task subclass, see copyForRun) has its own.
+    if (run.processedByAgents !== this.processedByAgents) for (const role of run.processedByAgents) this.processedByAgents.add(role);
   }
 
   /** Shows an execution that ended in the task's "last execution" fields. */
@@ -240,7 +245,8 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     this.endTime = new Date();
     this.promptContext = execution.context;
     this.retryCount = execution.retries.total;
-    this.guardrailRetryCounts = execution.retries.perGuardrail;
+    const { perGuardrail } = execution.retries;
+    this.guardrailRetryCounts = perGuardrail === NO_GUARDRAIL_RETRIES ? [] : perGuardrail;
   }
 
   /** The schema the options are validated with; ConditionalTask extends it. */
@@ -271,7 +277,7 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     const context = opts.context ?? "";
     // This execution's own counters: executions of one task may run at the same time. The task shows
     // those of the execution that ended last.
-    const retries = { total: 0, perGuardrail: this.resolvedGuardrails.map(() => 0) };
+    const retries = { total: 0, perGuardrail: this.resolvedGuardrails.length > 0 ? this.resolvedGuardrails.map(() => 0) : NO_GUARDRAIL_RETRIES };
     const started = Date.now();
     this.processedByAgents.add(agent.role);
     // Object.assign, not a spread with more keys: on Node 20 that makes a slow dictionary-mode object.
