@@ -27,6 +27,8 @@ export interface PromptAgent {
 }
 
 const OBSERVATION_STOP = "\nObservation:";
+// The stop words of a run without any: shared by all of them (a run with some gets a list of its own).
+const NO_STOP: string[] = Object.freeze([]) as unknown as string[];
 
 /** The task text an agent works on: the task's prompt plus the context from earlier tasks. */
 export function buildTaskPrompt(task: AgentTask, context?: string): string {
@@ -45,7 +47,7 @@ export function buildMessages(agent: PromptAgent, taskPrompt: string, tools: rea
   // The ReAct protocol (and its stop word) only where the model may use tools through text.
   const react = tools.length > 0 && !nativeTools;
   let user = react ? prompts.task(taskPrompt) : prompts.nativeTask(taskPrompt);
-  const stop = react ? [OBSERVATION_STOP] : [];
+  let stop = react ? [OBSERVATION_STOP] : NO_STOP;
 
   const { systemTemplate, promptTemplate, responseTemplate, useSystemPrompt } = agent.options;
   if (systemTemplate) system = systemTemplate.replaceAll("{{ .System }}", system);
@@ -53,7 +55,7 @@ export function buildMessages(agent: PromptAgent, taskPrompt: string, tools: rea
   if (responseTemplate) {
     const [before = "", after = ""] = responseTemplate.split("{{ .Response }}");
     user += before;
-    if (after.trim()) stop.push(after.trim());
+    if (after.trim()) stop = [...stop, after.trim()];
   }
   const messages: ChatMessage[] =
     useSystemPrompt === false

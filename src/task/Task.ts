@@ -16,7 +16,7 @@ import { labelOf, type ResolvedGuardrail } from "./guardrails.js";
 import { hasNoInputs, interpolate } from "./interpolate.js";
 import { llmGuardrail } from "./LLMGuardrail.js";
 import { checkInterpolatedOutputPath, writeOutputFile } from "./outputFile.js";
-import { hasPlainPipeline, plainOutput, runTaskPipeline } from "./taskExecution.js";
+import { hasPlainPipeline, plainOutput, runTaskPipeline, type GuardrailRetries } from "./taskExecution.js";
 import { taskOptionsShape, validateTaskOptions, type TaskOptions } from "./TaskOptions.js";
 import { taskPrompts } from "./taskPrompts.js";
 import type { TaskOutput } from "./TaskOutput.js";
@@ -244,9 +244,8 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     this.startTime = new Date(execution.started);
     this.endTime = new Date();
     this.promptContext = execution.context;
-    this.retryCount = execution.retries.total;
-    const { perGuardrail } = execution.retries;
-    this.guardrailRetryCounts = perGuardrail === NO_GUARDRAIL_RETRIES ? [] : perGuardrail;
+    this.retryCount = execution.total;
+    this.guardrailRetryCounts = execution.perGuardrail === NO_GUARDRAIL_RETRIES ? [] : execution.perGuardrail;
   }
 
   /** The schema the options are validated with; ConditionalTask extends it. */
@@ -277,7 +276,6 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     const context = opts.context ?? "";
     // This execution's own counters: executions of one task may run at the same time. The task shows
     // those of the execution that ended last.
-    const retries = { total: 0, perGuardrail: this.resolvedGuardrails.length > 0 ? this.resolvedGuardrails.map(() => 0) : NO_GUARDRAIL_RETRIES };
     const started = Date.now();
     this.processedByAgents.add(agent.role);
     // Object.assign, not a spread with more keys: on Node 20 that makes a slow dictionary-mode object.
@@ -289,11 +287,12 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", Object.assign({}, source, { taskId: this.id, context, taskDescription: this.description }));
     // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
     const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;
-    const execution: TaskExecution = { agent, context, retries, started, source, shown: false };
+    const perGuardrail = this.resolvedGuardrails.length > 0 ? this.resolvedGuardrails.map(() => 0) : NO_GUARDRAIL_RETRIES;
+    const execution: TaskExecution = { agent, context, total: 0, perGuardrail, started, source, shown: false };
     const plain = hasPlainPipeline(this);
     let running: Promise<ExecutorResult | TaskOutput<z.infer<S>>>;
     try {
-      running = plain ? agent.executeTaskDetailed(this, context, tools, source) : runTaskPipeline(this, { agent, context, tools, source, retries });
+      running = plain ? agent.executeTaskDetailed(this, context, tools, source) : runTaskPipeline(this, { agent, context, tools, source, retries: execution });
     } catch (error) {
       running = rejectedWith(error);
     }
@@ -327,11 +326,10 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
   }
 }
 
-/** What one execution of a task keeps until it ends. */
-interface TaskExecution {
+/** What one execution of a task keeps until it ends, its guardrail retries (in all and per guardrail) among them. */
+interface TaskExecution extends GuardrailRetries {
   agent: Agent;
   context: string;
-  retries: { total: number; perGuardrail: number[] };
   /** Date.now() when it started. */
   started: number;
   source: CallSource;

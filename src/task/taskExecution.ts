@@ -25,7 +25,13 @@ export interface TaskRun {
   tools: BaseTool[] | undefined;
   source: CallSource;
   /** Guardrail retries of this execution, in all and per guardrail (the task shows them once it ends). */
-  retries: { total: number; perGuardrail: number[] };
+  retries: GuardrailRetries;
+}
+
+/** Guardrail retries of one execution: in all, and per guardrail in the order they run. */
+export interface GuardrailRetries {
+  total: number;
+  perGuardrail: number[];
 }
 
 /** Runs the agent, converts its answer, and applies the guardrails (with retries); returns the accepted output. */

@@ -73,8 +73,10 @@ const optionsSchema = z
   })
   .strict();
 
-// The lookup of every runner without tools: nothing is ever added to it.
+// What every runner without tools holds: nothing is ever added to these.
 const NO_TOOLS: Map<string, BaseTool> = new Map();
+const NO_TOOL_LIST: readonly BaseTool[] = Object.freeze([]);
+const NO_TOOL_SPECS: readonly ToolSpec[] = Object.freeze([]);
 
 /**
  * Executes the tool calls of one agent execution, as CrewAI's ToolUsage with its ToolsHandler:
@@ -107,8 +109,8 @@ export class ToolRunner {
     // An agent without tools (the usual case in a crew of writers) gets a runner with nothing to look up.
     if (tools.length === 0) {
       this.bySanitizedName = NO_TOOLS;
-      this.list = [];
-      this.specs = [];
+      this.list = NO_TOOL_LIST;
+      this.specs = NO_TOOL_SPECS;
       return;
     }
     this.bySanitizedName = new Map();
