@@ -7,6 +7,9 @@ import { MCPSession } from "../mcp/MCPSession.js";
 import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 
+// The usage an agent had when enlisted, for all agents that had none (never changed).
+const NO_USAGE: UsageMetrics = Object.freeze(emptyUsageMetrics());
+
 /** What a crew lends its agents for one kickoff. */
 export interface KickoffResources {
   cache: ToolCache | undefined;
@@ -35,7 +38,9 @@ export class KickoffScope {
   /** Lends the resources to `agent` and starts measuring its usage; enlisting twice is harmless. */
   enlist(agent: Agent): void {
     if (this.enlisted.includes(agent)) return;
-    const before = { ...agent.usageMetrics };
+    // A run's own copy of an agent starts with no usage: nothing of its own to remember then.
+    const usage = agent.usageMetrics;
+    const before = usage.totalTokens === 0 && usage.promptTokens === 0 && usage.completionTokens === 0 && usage.successfulRequests === 0 ? NO_USAGE : { ...usage };
     this.enlisted = this.enlisted.length === 0 ? [agent] : [...this.enlisted, agent];
     this.usageBefore = this.usageBefore.length === 0 ? [before] : [...this.usageBefore, before];
     const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;
