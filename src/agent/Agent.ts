@@ -30,7 +30,7 @@ import { currentRun, eitherSignal } from "../runtime/runContext.js";
 import { shallowClone } from "../runtime/shallowClone.js";
 import type { StreamingOutput } from "../runtime/StreamingOutput.js";
 import type { RequestLimiter } from "./requestLimiters.js";
-import { resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
+import { PLAIN_LOOP, resumePausedAgent, type AgentLoopControl } from "./agentCheckpoints.js";
 import { addTaskContext, hasTaskContext } from "./taskPromptContext.js";
 import { withObservationMemory } from "./observationMemory.js";
 import { errorMessage, isRetryableRunError, withTimeout } from "./runLimits.js";
@@ -159,7 +159,7 @@ export class Agent {
 
   // Not an async function on the usual path: a run in flight holds the callbacks of one `then`, not a
   // suspended call. MCP tools and task context (knowledge, memory) are awaited first in runTaskPrepared.
-  private runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics, mcp?: MCPSession, loop: AgentLoopControl = {}): Promise<ExecutorResult> {
+  private runTask(task: AgentTask, context: string | undefined, tools: BaseTool[] | undefined, source: CallSource, callUsage?: UsageMetrics, mcp?: MCPSession, loop: AgentLoopControl = PLAIN_LOOP): Promise<ExecutorResult> {
     try {
       // A loop resumed from a checkpoint or a pause already has its prompt in its messages.
       const resumed = loop.state ?? currentRun()?.humanAnswer?.takeRun(agentRunKey(this.role, task.description));

@@ -39,6 +39,9 @@ export interface AgentLoopControl {
   onProgress?: (event: string, state: AgentRunState) => Promise<void>;
 }
 
+/** The control of a loop with neither (the usual run), shared by all of them. */
+export const PLAIN_LOOP: AgentLoopControl = Object.freeze({});
+
 /** The agent as its checkpoints see it. */
 interface CheckpointedAgent {
   readonly id: string;
