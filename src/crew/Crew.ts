@@ -47,15 +47,15 @@ import { forkCheckpoint, type ForkOptions } from "../runtime/checkpoint/forkChec
 import { claimHostCheckpoints } from "../runtime/checkpoint/hostCheckpoints.js";
 import { waitForTurn } from "../runtime/turnPacing.js";
 
+// A plain kickoff's mode and task options: shared, never changed (a run that needs others makes its own).
+const PLAIN_RUN: RunMode = Object.freeze({});
+const ALL_TASKS: ExecuteTasksOptions = Object.freeze({});
+
 /**
  * A group of agents working through tasks together, in order or under a manager (CrewAI's Crew).
  * `T` is what the last task's outputSchema parses into, inferred from the tasks given (unknown without one).
  * `Streams` is true for a crew made with `stream: true`, whose every kickoff resolves to a StreamingOutput.
  */
-// A plain kickoff's mode and task options: shared, never changed (a run that needs others makes its own).
-const PLAIN_RUN: RunMode = Object.freeze({});
-const ALL_TASKS: ExecuteTasksOptions = Object.freeze({});
-
 export class Crew<T = unknown, Streams extends boolean = false> {
   readonly id: string = randomUUID();
   readonly name: string;

@@ -4,7 +4,7 @@ import type { RequestLimiter } from "../agent/requestLimiters.js";
 import type { Knowledge } from "../knowledge/Knowledge.js";
 import type { KickoffMemory } from "../memory/MemorySet.js";
 import { MCPSession } from "../mcp/MCPSession.js";
-import { addToUsageMetrics, emptyUsageMetrics, type UsageMetrics } from "../llm/UsageMetrics.js";
+import { addToUsageMetrics, emptyUsageMetrics, isEmptyUsage, type UsageMetrics } from "../llm/UsageMetrics.js";
 import type { ToolCache } from "../tools/ToolCache.js";
 
 // The usage an agent had when enlisted, for all agents that had none (never changed).
@@ -39,8 +39,7 @@ export class KickoffScope {
   enlist(agent: Agent): void {
     if (this.enlisted.includes(agent)) return;
     // A run's own copy of an agent starts with no usage: nothing of its own to remember then.
-    const usage = agent.usageMetrics;
-    const before = usage.totalTokens === 0 && usage.promptTokens === 0 && usage.completionTokens === 0 && usage.successfulRequests === 0 ? NO_USAGE : { ...usage };
+    const before = isEmptyUsage(agent.usageMetrics) ? NO_USAGE : { ...agent.usageMetrics };
     this.enlisted = this.enlisted.length === 0 ? [agent] : [...this.enlisted, agent];
     this.usageBefore = this.usageBefore.length === 0 ? [before] : [...this.usageBefore, before];
     const { cache, rpmLimiter, stepCallback, knowledge, memory } = this.resources;

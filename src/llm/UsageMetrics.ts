@@ -10,6 +10,11 @@ export function emptyUsageMetrics(): UsageMetrics {
   return { promptTokens: 0, completionTokens: 0, totalTokens: 0, successfulRequests: 0 };
 }
 
+/** Whether `usage` counts nothing at all. */
+export function isEmptyUsage(usage: UsageMetrics): boolean {
+  return usage.promptTokens === 0 && usage.completionTokens === 0 && usage.totalTokens === 0 && usage.successfulRequests === 0;
+}
+
 /** Adds one call's usage (or another metrics record) into `into`, in place. */
 export function addToUsageMetrics(into: UsageMetrics, usage: TokenUsage | UsageMetrics): UsageMetrics {
   into.promptTokens += usage.promptTokens;

@@ -274,8 +274,6 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
       );
     }
     const context = opts.context ?? "";
-    // This execution's own counters: executions of one task may run at the same time. The task shows
-    // those of the execution that ended last.
     const started = Date.now();
     this.processedByAgents.add(agent.role);
     // Object.assign, not a spread with more keys: on Node 20 that makes a slow dictionary-mode object.
@@ -287,6 +285,8 @@ export class Task<S extends z.ZodType = z.ZodType> implements AgentTask {
     if (eventBus.hasListeners("task_started")) eventBus.emit("task_started", Object.assign({}, source, { taskId: this.id, context, taskDescription: this.description }));
     // As CrewAI: given tools, else the task's, else (undefined) the agent's own.
     const tools = opts.tools?.length ? opts.tools : this.tools.length ? this.tools : undefined;
+    // This execution's own counters: executions of one task may run at the same time. The task shows
+    // those of the execution that ended last.
     const perGuardrail = this.resolvedGuardrails.length > 0 ? this.resolvedGuardrails.map(() => 0) : NO_GUARDRAIL_RETRIES;
     const execution: TaskExecution = { agent, context, total: 0, perGuardrail, started, source, shown: false };
     const plain = hasPlainPipeline(this);
