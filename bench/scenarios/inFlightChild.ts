@@ -4,12 +4,14 @@
 //   mode "model": the same for RUNS calls straight to the model (the floor the crew's runs are measured against);
 //   mode "hand": the same for RUNS kickoffs written by hand, with no framework: one id, the crew's own two
 //   messages with the run's topic filled in, one model call, the final answer cut out of the reply;
+//   mode "least": the same for RUNS of the least a correct kickoff of this crew does, with crewts's own output
+//   types: "hand" plus the replay log reset and written, a TaskOutput, the usage and a CrewOutput;
 //   mode "heap": heap used after a forced GC before the batch, and again once every run is waiting
 //   on its model (all RUNS in flight), so (peak - before) / RUNS is what one run in flight holds.
 import { randomUUID } from "node:crypto";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import v8 from "node:v8";
-import { Agent, Crew, InMemoryTaskOutputStore, Task } from "../../src/index.js";
+import { Agent, Crew, CrewOutput, InMemoryTaskOutputStore, Task, TaskOutput } from "../../src/index.js";
 import type { ChatMessage } from "../../src/llm/types.js";
 import { FakeLLM } from "../../src/testing/index.js";
 
@@ -44,12 +46,15 @@ calls = 0;
 const inputs = Array.from({ length: RUNS }, (_, i) => ({ topic: `topic ${i}` }));
 // "model": the floor, measured the same way: the same number of calls straight to the model, no crew.
 // "hand": a kickoff written by hand for this one crew: what any framework's run costs at the least.
+// "least": the least a correct kickoff of this crew does, with no framework around crewts's output types.
 const start: (input: { topic: string }) => Promise<unknown> =
   mode === "model"
     ? (input) => llm.call([{ role: "system", content: "You are Writer." }, { role: "user", content: `Write about ${input.topic}` }])
     : mode === "hand"
       ? handWrittenKickoff()
-      : (input) => crew.kickoff(input);
+      : mode === "least"
+        ? leastKickoff()
+        : (input) => crew.kickoff(input);
 if (mode === "heap") {
   gc?.();
   gc?.();
@@ -84,10 +89,16 @@ if (mode === "heap") {
   console.log(JSON.stringify({ mode, runs: RUNS, outputs: outputs.length, calls, ms, cpuMs, delayP99Ms: delay.percentile(99) / 1e6, delayMaxMs: delay.max / 1e6 }));
 }
 
-/** A kickoff of this crew written by hand: the crew's own messages (split once where the warm-up topic stood), one id, one call. */
-function handWrittenKickoff(): (input: { topic: string }) => Promise<unknown> {
+/** The crew's own messages of the first warm-up call, split once where its topic stood. */
+function messageTemplate(): { role: ChatMessage["role"]; parts: string[] }[] {
   const template = (sample ?? []).map((m) => ({ role: m.role, parts: m.content.split("warm-up 0") }));
   if (template.length === 0 || template.every((m) => m.parts.length === 1)) throw new Error("in-flight child: the warm-up call's messages do not hold its topic");
+  return template;
+}
+
+/** A kickoff of this crew written by hand: the crew's own messages, one id, one call. */
+function handWrittenKickoff(): (input: { topic: string }) => Promise<unknown> {
+  const template = messageTemplate();
   const options = { stop: ["\nObservation:"] };
   return (input) => {
     const id = randomUUID().toLowerCase();
@@ -97,5 +108,41 @@ function handWrittenKickoff(): (input: { topic: string }) => Promise<unknown> {
       const raw = reply.text.slice(reply.text.indexOf("Final Answer:") + "Final Answer:".length).trim();
       return { id, raw, startedAt, endedAt: Date.now(), usage: reply.usage };
     });
+  };
+}
+
+/**
+ * The least a correct kickoff of this crew does, with crewts's own output types and nothing around them:
+ * one id, the replay log reset before the model call and written by the latest kickoff after it, the
+ * crew's messages, one call, the final answer parsed out (a reply without one is an error), a TaskOutput
+ * with the conversation, the usage added up, a CrewOutput. No run copies, events, hooks or pacing.
+ */
+function leastKickoff(): (input: { topic: string }) => Promise<unknown> {
+  const template = messageTemplate();
+  const options = { stop: ["\nObservation:"] };
+  const replayLog = new InMemoryTaskOutputStore();
+  const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, successfulRequests: 0 };
+  let latest = 0;
+  return (input) => {
+    const kickoff = ++latest;
+    const kickoffId = randomUUID().toLowerCase();
+    const messages = template.map((m) => ({ role: m.role, content: m.parts.join(input.topic) }) as ChatMessage);
+    return replayLog
+      .reset()
+      .then(() => llm.call(messages, options))
+      .then((reply) => {
+        const at = reply.text.indexOf("Final Answer:");
+        if (at < 0) throw new Error(`kickoff ${kickoffId}: the reply has no final answer`);
+        messages.push({ role: "assistant", content: reply.text });
+        const description = `Write about ${input.topic}`;
+        const output = new TaskOutput({ description, name: description, expectedOutput: "a line", raw: reply.text.slice(at + "Final Answer:".length).trim(), agent: "Writer", messages });
+        const runUsage = { ...reply.usage, successfulRequests: 1 };
+        usage.promptTokens += runUsage.promptTokens;
+        usage.completionTokens += runUsage.completionTokens;
+        usage.totalTokens += runUsage.totalTokens;
+        usage.successfulRequests += 1;
+        if (kickoff === latest) void replayLog.add({ taskId: task.id, expectedOutput: "a line", output: output.toJSON(), taskIndex: 0, inputs: input, wasReplayed: false });
+        return CrewOutput.fromTaskOutputs([output], runUsage);
+      });
   };
 }
