@@ -13,6 +13,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import v8 from "node:v8";
 import { Agent, Crew, CrewOutput, InMemoryTaskOutputStore, Task, TaskOutput } from "../../src/index.js";
 import type { ChatMessage } from "../../src/llm/types.js";
+import { addToUsageMetrics, emptyUsageMetrics } from "../../src/llm/UsageMetrics.js";
 import { FakeLLM } from "../../src/testing/index.js";
 
 const [mode = "time", runsArg = "10000", latencyArg = "1000"] = process.argv.slice(2);
@@ -121,7 +122,7 @@ function leastKickoff(): (input: { topic: string }) => Promise<unknown> {
   const template = messageTemplate();
   const options = { stop: ["\nObservation:"] };
   const replayLog = new InMemoryTaskOutputStore();
-  const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, successfulRequests: 0 };
+  const usage = emptyUsageMetrics();
   let latest = 0;
   return (input) => {
     const kickoff = ++latest;
@@ -136,11 +137,8 @@ function leastKickoff(): (input: { topic: string }) => Promise<unknown> {
         messages.push({ role: "assistant", content: reply.text });
         const description = `Write about ${input.topic}`;
         const output = new TaskOutput({ description, name: description, expectedOutput: "a line", raw: reply.text.slice(at + "Final Answer:".length).trim(), agent: "Writer", messages });
-        const runUsage = { ...reply.usage, successfulRequests: 1 };
-        usage.promptTokens += runUsage.promptTokens;
-        usage.completionTokens += runUsage.completionTokens;
-        usage.totalTokens += runUsage.totalTokens;
-        usage.successfulRequests += 1;
+        const runUsage = addToUsageMetrics(emptyUsageMetrics(), reply.usage);
+        addToUsageMetrics(usage, reply.usage);
         if (kickoff === latest) void replayLog.add({ taskId: task.id, expectedOutput: "a line", output: output.toJSON(), taskIndex: 0, inputs: input, wasReplayed: false });
         return CrewOutput.fromTaskOutputs([output], runUsage);
       });
