@@ -36,6 +36,9 @@ const llm = new FakeLLM(
   },
   { latencyMs: LATENCY, usage: { promptTokens: 10, completionTokens: 5 }, record: false },
 );
+// The call options the crew's agent sends: its ReAct stop word.
+const CALL_OPTIONS = { stop: ["\nObservation:"] };
+
 const agent = new Agent({ role: "Writer", goal: "Write about {topic}", backstory: "Quick", llm });
 const task = new Task({ description: "Write about {topic}", expectedOutput: "a line", agent });
 const crew = new Crew({ agents: [agent], tasks: [task], taskOutputStore: new InMemoryTaskOutputStore() });
@@ -100,12 +103,11 @@ function messageTemplate(): { role: ChatMessage["role"]; parts: string[] }[] {
 /** A kickoff of this crew written by hand: the crew's own messages, one id, one call. */
 function handWrittenKickoff(): (input: { topic: string }) => Promise<unknown> {
   const template = messageTemplate();
-  const options = { stop: ["\nObservation:"] };
   return (input) => {
     const id = randomUUID().toLowerCase();
     const startedAt = Date.now();
     const messages = template.map((m) => ({ role: m.role, content: m.parts.join(input.topic) }) as ChatMessage);
-    return llm.call(messages, options).then((reply) => {
+    return llm.call(messages, CALL_OPTIONS).then((reply) => {
       const raw = reply.text.slice(reply.text.indexOf("Final Answer:") + "Final Answer:".length).trim();
       return { id, raw, startedAt, endedAt: Date.now(), usage: reply.usage };
     });
@@ -120,7 +122,6 @@ function handWrittenKickoff(): (input: { topic: string }) => Promise<unknown> {
  */
 function leastKickoff(): (input: { topic: string }) => Promise<unknown> {
   const template = messageTemplate();
-  const options = { stop: ["\nObservation:"] };
   const replayLog = new InMemoryTaskOutputStore();
   const usage = emptyUsageMetrics();
   let latest = 0;
@@ -130,7 +131,7 @@ function leastKickoff(): (input: { topic: string }) => Promise<unknown> {
     const messages = template.map((m) => ({ role: m.role, content: m.parts.join(input.topic) }) as ChatMessage);
     return replayLog
       .reset()
-      .then(() => llm.call(messages, options))
+      .then(() => llm.call(messages, CALL_OPTIONS))
       .then((reply) => {
         const at = reply.text.indexOf("Final Answer:");
         if (at < 0) throw new Error(`kickoff ${kickoffId}: the reply has no final answer`);
